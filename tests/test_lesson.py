@@ -1,0 +1,103 @@
+"""With the shipped defaults, every command prints exactly what the lesson prints."""
+import json
+import unittest
+
+from tests.project import ROOT, copy_project, run
+from tokenizer import BPE
+
+# The lesson's printed figures, copied here so the project checks itself.
+LESSON = {
+    'tokenizer.py': 'vocab: 40 merges: 12\n'
+                    'roundtrip: OK [29, 13, 14, 1, 30]\n',
+    'lab.bpe_trace': "start: l|o|w| |l|o|w|e|r| |l|o|w|e|s|t 16\n"
+                     "'l' + 'o' -> lo|w| |lo|w|e|r| |lo|w|e|s|t 13\n"
+                     "'lo' + 'w' -> low| |low|e|r| |low|e|s|t 10\n"
+                     "' ' + 'low' -> low| low|e|r| low|e|s|t 8\n"
+                     "' low' + 'e' -> low| lowe|r| lowe|s|t 6\n",
+    'lab.unknown': 'cat [9, 7, 23] [99, 97, 116]\n'
+                   'Cat [0, 7, 23] [67, 97, 116]\n'
+                   '안녕 [0, 0] [236, 149, 136, 235, 133, 149]\n'
+                   '😀 [0] [240, 159, 152, 128]\n',
+    'lab.token_count': 'merges 0 vocab 28 tokens 309\n'
+                       'merges 6 vocab 34 tokens 242\n'
+                       'merges 12 vocab 40 tokens 218\n'
+                       'merges 24 vocab 52 tokens 186\n'
+                       'merges 48 vocab 76 tokens 138\n',
+}
+TEXT = (ROOT / 'data' / 'train.txt').read_text(encoding='utf-8')
+
+
+class DefaultDataTest(unittest.TestCase):
+    def test_settings_ask_for_12_merges(self):
+        self.assertEqual(json.loads((ROOT / 'settings.json').read_text()), {'merges': 12})
+
+    def test_training_text_has_309_characters_27_distinct(self):
+        self.assertEqual(len(TEXT), 309)
+        self.assertEqual(sorted(set(TEXT))[:6], ['\n', ' ', '.', ':', 'A', 'Q'])
+        self.assertEqual(len(set(TEXT)), 27)
+
+    def test_training_text_alternates_q_and_a_lines(self):
+        self.assertTrue(TEXT.endswith('\n'))
+        for n, line in enumerate(TEXT.splitlines()):
+            self.assertTrue(line.startswith('QA'[n % 2] + ': '), line)
+
+    def test_first_merges_are_colon_space_then_q_then_a(self):
+        tok = BPE.train(TEXT, 12)
+        self.assertEqual(tok.vocab[28:31], [': ', 'Q: ', 'A: '])
+        self.assertEqual(len(tok.vocab), 40)
+
+    def test_lesson_ids(self):
+        tok = BPE.train(TEXT, 12)
+        self.assertEqual([tok.chars[c] for c in 'abchit'], [7, 8, 9, 13, 14, 23])
+        self.assertEqual(tok.encode('cat'), [9, 7, 23])
+        self.assertEqual(tok.encode('Q: hi\nA: '), [29, 13, 14, 1, 30])
+
+
+class LessonOutputTest(unittest.TestCase):
+    """Each command runs in a fresh copy of the project, as a learner would run it."""
+
+    def assert_prints(self, root, args, name):
+        done = run(root, *args)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertEqual(done.stdout, LESSON[name])
+        self.assertEqual(done.stderr, '')
+
+    def test_tokenizer_py_prints_the_lesson_figures_and_saves(self):
+        root = copy_project(self)
+        self.assert_prints(root, ['tokenizer.py'], 'tokenizer.py')
+        saved = (root / 'data' / 'tokenizer.json').read_text(encoding='utf-8')
+        self.assertEqual(json.loads(saved), BPE.train(TEXT, 12).state())
+        self.assertIn('\ufffd', saved)  # non-ASCII is written as itself, not as \uXXXX
+
+    def test_tokenizer_py_works_from_another_folder(self):
+        root = copy_project(self)
+        done = run(root, str(root / 'tokenizer.py'), cwd=root.parent)
+        self.assertEqual((done.returncode, done.stdout), (0, LESSON['tokenizer.py']))
+
+    def test_each_lab_prints_the_lesson_figures(self):
+        root = copy_project(self)
+        run(root, 'tokenizer.py')
+        for name in ['lab.bpe_trace', 'lab.unknown', 'lab.token_count']:
+            with self.subTest(name):
+                self.assert_prints(root, ['-m', name], name)
+
+    def test_unknown_lab_says_to_train_first_when_no_tokenizer_is_saved(self):
+        done = run(copy_project(self), '-m', 'lab.unknown')
+        self.assertEqual(done.returncode, 1)
+        self.assertEqual(done.stdout, '')
+        self.assertIn('python3 tokenizer.py', done.stderr)
+        self.assertEqual(len(done.stderr.splitlines()), 1)
+
+    def test_running_a_lab_as_a_file_gives_a_one_line_hint(self):
+        root = copy_project(self)
+        run(root, 'tokenizer.py')
+        for name in ['bpe_trace', 'unknown', 'token_count']:
+            with self.subTest(name):
+                done = run(root, f'lab/{name}.py')
+                self.assertNotIn('Traceback', done.stderr)
+                self.assertEqual(done.stderr.strip(), f'run this lab from the project folder as: '
+                                                      f'python3 -m lab.{name}')
+
+
+if __name__ == '__main__':
+    unittest.main()
