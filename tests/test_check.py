@@ -1,0 +1,159 @@
+"""Loading fails closed: lab.check.load refuses a damaged tokenizer.json with one clear message."""
+import copy
+import json
+import random
+import unittest
+
+from lab.check import load, problem_with
+from tests.project import ROOT, copy_project, run
+from tokenizer import BPE
+
+TEXT = (ROOT / 'data' / 'train.txt').read_text(encoding='utf-8')
+GOOD = BPE.train(TEXT, 12).state()
+
+
+def damaged(change):
+    """A deep copy of the good state with change(state) applied."""
+    state = copy.deepcopy(GOOD)
+    change(state)
+    return state
+
+
+class ProblemTest(unittest.TestCase):
+    def assert_problem(self, state, words):
+        problem = problem_with(state)
+        self.assertIsNotNone(problem, 'a damaged state passed the check')
+        self.assertIn(words, problem)
+
+    def test_a_trained_state_is_sound(self):
+        self.assertIsNone(problem_with(GOOD))
+
+    def test_not_an_object_with_exactly_vocab_and_merges(self):
+        for state in [[], 'x', None, {'vocab': GOOD['vocab']}, dict(GOOD, extra=1)]:
+            self.assert_problem(state, 'exactly the keys')
+
+    def test_vocab_empty_or_not_a_list_of_strings(self):
+        for vocab in [[], 'abc', ['\ufffd', 1], None]:
+            self.assert_problem(dict(GOOD, vocab=vocab), 'non-empty list of strings')
+
+    def test_vocab_0_is_the_unknown_character(self):
+        self.assert_problem(damaged(lambda s: s['vocab'].__setitem__(0, '?')), 'vocab[0]')
+
+    def test_merges_must_be_a_list_shorter_than_vocab(self):
+        self.assert_problem(dict(GOOD, merges={}), '"merges" must be a list')
+        self.assert_problem({'vocab': ['\ufffd'], 'merges': [[[0, 0], 1]]}, 'fewer entries')
+
+    def test_base_vocab_is_distinct_single_characters_in_order(self):
+        self.assert_problem(damaged(lambda s: s['vocab'].__setitem__(5, 'AB')), 'single characters')
+        self.assert_problem(damaged(lambda s: s['vocab'].__setitem__(6, s['vocab'][5])), 'distinct')
+
+    def test_a_merge_is_two_ids_and_a_new_id_all_integers(self):
+        for bad in [[[1, 2]], [[1, 2], 28, 0], [[1], 28], [[1, 2, 3], 28], [[1.0, 2], 28],
+                    [[1, True], 28], [['1', 2], 28], [1, 2, 28], [[1, 2], None], '[[1, 2], 28]']:
+            with self.subTest(bad=bad):
+                self.assert_problem(damaged(lambda s: s['merges'].__setitem__(0, bad)), 'not [[a, b], new_id]')
+
+    def test_new_ids_are_consecutive_up_to_the_end_of_vocab(self):
+        self.assert_problem(damaged(lambda s: s['merges'][3].__setitem__(1, 40)), 'the next id is 31')
+
+    def test_a_merge_joins_only_ids_that_exist_before_it(self):
+        for a, b in [(-1, 2), (2, 28), (99, 2)]:
+            self.assert_problem(damaged(lambda s: s['merges'][0].__setitem__(0, [a, b])), 'only ids 0 to 27')
+
+    def test_the_new_piece_is_the_two_pieces_joined(self):
+        self.assert_problem(damaged(lambda s: s['vocab'].__setitem__(30, 'A:')), "makes 'A: '")
+
+    def test_a_merged_piece_never_holds_a_newline(self):
+        state = {'vocab': ['\ufffd', '\n', 'a', '\na'], 'merges': [[[1, 2], 3]]}
+        self.assert_problem(state, 'newline')
+
+
+class DamagedFileTest(unittest.TestCase):
+    """Every damaged file is refused by load() with its ValueError, never anything else."""
+
+    def setUp(self):
+        self.root = copy_project(self)
+        self.path = self.root / 'data' / 'tokenizer.json'
+
+    def assert_refused(self, text):
+        self.path.write_text(text, encoding='utf-8')
+        with self.assertRaises(ValueError) as caught:
+            load(self.path)
+        self.assertIn(str(self.path), str(caught.exception))
+
+    def test_a_good_file_loads(self):
+        self.path.write_text(json.dumps(GOOD, ensure_ascii=False), encoding='utf-8')
+        self.assertEqual(load(self.path).encode(TEXT), BPE(**GOOD).encode(TEXT))
+
+    def test_missing_file_says_to_run_tokenizer_py(self):
+        with self.assertRaisesRegex(ValueError, 'run python3 tokenizer.py'):
+            load(self.path)
+
+    def test_not_utf8(self):
+        self.path.write_bytes(b'{"vocab": ["\xff"], "merges": []}')
+        with self.assertRaisesRegex(ValueError, 'not UTF-8'):
+            load(self.path)
+
+    def test_fuzzed_damage_is_always_refused(self):
+        good = json.dumps(GOOD, ensure_ascii=False)
+        rng = random.Random(3)
+        for cut in sorted(rng.sample(range(len(good)), 60)):
+            with self.subTest(truncated_at=cut):
+                self.assert_refused(good[:cut])
+        for n in range(300):
+            state, what = self.damage(rng)
+            with self.subTest(n=n, damage=what):
+                self.assert_refused(json.dumps(state, ensure_ascii=False))
+
+    def damage(self, rng):
+        """One random change that no sound file can have; returns (state, what was done)."""
+        state = copy.deepcopy(GOOD)
+        vocab, merges = state['vocab'], state['merges']
+        m = rng.randrange(len(merges))
+        (a, b), new = merges[m]
+        kind = rng.choice(['drop a key', 'swap two vocab entries', 'swap two new ids',
+                           'change the pair of a merge', 'change a merged piece', 'wrong type in a merge',
+                           'wrong type for vocab or merges', 'drop a merge', 'drop a vocab entry'])
+        if kind == 'drop a key':
+            del state[rng.choice(['vocab', 'merges'])]
+        elif kind == 'swap two vocab entries':
+            i, j = rng.sample(range(1, len(vocab)), 2)
+            vocab[i], vocab[j] = vocab[j], vocab[i]
+        elif kind == 'swap two new ids':
+            other = rng.choice([k for k in range(len(merges)) if k != m])
+            merges[m][1], merges[other][1] = merges[other][1], merges[m][1]
+        elif kind == 'change the pair of a merge':
+            merges[m][0][0] = rng.choice([i for i in range(new) if vocab[i] + vocab[b] != vocab[new]])
+        elif kind == 'change a merged piece':
+            vocab[new] += rng.choice(['x', '\n', ' '])
+        elif kind == 'wrong type in a merge':
+            merges[m][rng.randrange(2)] = rng.choice([None, 'x', 1.5, True, {}, [1, 2, 3]])
+        elif kind == 'wrong type for vocab or merges':
+            state[rng.choice(['vocab', 'merges'])] = rng.choice([None, 7, 'x', {}])
+        elif kind == 'drop a merge':
+            del merges[m]
+        else:
+            del vocab[rng.randrange(1, len(vocab))]
+        return state, kind
+
+
+class LabsLoadThroughTheCheckTest(unittest.TestCase):
+    def test_lab_unknown_refuses_a_damaged_file_in_one_line(self):
+        root = copy_project(self)
+        state = damaged(lambda s: s['vocab'].__setitem__(30, 'A:'))
+        (root / 'data' / 'tokenizer.json').write_text(json.dumps(state), encoding='utf-8')
+        done = run(root, '-m', 'lab.unknown')
+        self.assertEqual(done.returncode, 1)
+        self.assertEqual(done.stderr.count('\n'), 1, done.stderr)
+        self.assertIn("vocab[30] is 'A:'", done.stderr)
+
+    def test_lab_check_reports_a_sound_file(self):
+        root = copy_project(self)
+        run(root, 'tokenizer.py')
+        done = run(root, '-m', 'lab.check')
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertIn('sound, 40 tokens (27 characters, 12 merges)', done.stdout)
+
+
+if __name__ == '__main__':
+    unittest.main()
