@@ -1,0 +1,125 @@
+"""How fast is lab.fast_bpe, and how does it grow with the text? A benchmark.
+
+    python3 -m lab.speed [FILE ...] [--merges N] [--lesson-merges K]
+
+For each file: the time to train N merges (default 10,000) and to encode the whole
+file with them, the peak memory of doing so, the lesson's own BPE.train on K merges
+(default 20, few enough to finish in seconds) next to fast_bpe on the same K, and the
+speedup. A second table trains on the first quarter, the first half and the whole
+file: if the time roughly doubles with the size, the work grows linearly.
+
+Each file is measured in a fresh Python process, so one file's memory does not count
+against the next. Times are wall-clock and vary from run to run; compare ratios.
+With no FILE it measures data/train.txt, which is far too small to say much: give
+it a book.
+"""
+import argparse
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+if not __package__:  # run as python3 lab/speed.py: then tokenizer cannot be imported
+    sys.exit('run this lab from the project folder as: python3 -m lab.speed')
+
+from lab import fast_bpe
+from tokenizer import BPE, HERE, TRAIN, read_text
+
+try:
+    import resource  # not on Windows
+except ImportError:
+    resource = None
+
+
+def seconds(work, *args):
+    """(result of work(*args), seconds it took)."""
+    start = time.perf_counter()
+    result = work(*args)
+    return result, time.perf_counter() - start
+
+
+def peak_mb():
+    if resource is None:
+        return None
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak / 2**20 if sys.platform == 'darwin' else peak / 2**10  # bytes on macOS, KiB elsewhere
+
+
+def measure(path, merges, lesson_merges):
+    """Every figure for one file, as a dict; run in a process of its own."""
+    text = read_text(path, 'give a UTF-8 text file')
+    tok, train_s = seconds(fast_bpe.train, text, merges)
+    ids, encode_s = seconds(fast_bpe.encode, tok, text)
+    peak = peak_mb()  # before the smaller runs below, which cannot raise it
+    if tok.decode(ids) != text:
+        raise ValueError(f'{path}: the text does not come back from decode(encode(text))')
+    _, lesson_s = seconds(BPE.train, text, lesson_merges)
+    _, fast_k_s = seconds(fast_bpe.train, text, lesson_merges)
+    growth = [seconds(fast_bpe.train, text[:len(text) * part // 4], merges)[1] for part in (1, 2)]
+    return {'chars': len(text), 'merges': len(tok.merges), 'train': train_s, 'encode': encode_s,
+            'peak': peak, 'lesson': lesson_s, 'fast_k': fast_k_s, 'growth': growth + [train_s]}
+
+
+def measure_apart(path, merges, lesson_merges):
+    """measure() in a fresh interpreter, so its peak memory is this file's alone."""
+    done = subprocess.run([sys.executable, '-m', 'lab.speed', '--one', str(path), '--merges', str(merges),
+                           '--lesson-merges', str(lesson_merges)],
+                          cwd=HERE, capture_output=True, text=True, encoding='utf-8')
+    if done.returncode:
+        raise ValueError(done.stderr.strip().splitlines()[-1] if done.stderr.strip() else f'{path}: failed')
+    return json.loads(done.stdout)
+
+
+def table(rows):
+    """Columns right-aligned (the first left-aligned), two spaces apart."""
+    widths = [max(len(row[c]) for row in rows) for c in range(len(rows[0]))]
+    return '\n'.join('  '.join(cell.ljust(w) if c == 0 else cell.rjust(w)
+                               for c, (cell, w) in enumerate(zip(row, widths))).rstrip()
+                     for row in rows)
+
+
+def report(results, merges, lesson_merges):
+    k = f'{lesson_merges:,}'
+    speed = [['file', 'chars', 'merges', 'train s', 'encode s', 'peak MB',
+              f'lesson {k} s', f'fast {k} s', 'speedup']]
+    growth = [['file', '1/4 s', '1/2 s', 'whole s', 'whole / (1/4)']]
+    for name, r in results:
+        peak = '-' if r['peak'] is None else f"{r['peak']:.0f}"
+        speed.append([name, f"{r['chars']:,}", f"{r['merges']:,}", f"{r['train']:.2f}", f"{r['encode']:.2f}",
+                      peak, f"{r['lesson']:.2f}", f"{r['fast_k']:.3f}",
+                      f"{r['lesson'] / max(r['fast_k'], 1e-9):,.0f}x"])
+        quarter, half, whole = r['growth']
+        growth.append([name, f'{quarter:.2f}', f'{half:.2f}', f'{whole:.2f}',
+                       f'{whole / max(quarter, 1e-9):.1f}'])
+    print(f'fast_bpe, {merges:,} merges asked (fewer when no pair occurs twice)\n')
+    print(table(speed))
+    print(f'\ntraining time against the length of the text ({merges:,} merges asked)\n')
+    print(table(growth))
+
+
+def main():
+    parser = argparse.ArgumentParser(prog='python3 -m lab.speed', description='Benchmark lab.fast_bpe.')
+    parser.add_argument('files', nargs='*', type=Path, default=[TRAIN], help='text files (default: %(default)s)')
+    parser.add_argument('--merges', type=int, default=10_000, help='merges to learn (default: %(default)s)')
+    parser.add_argument('--lesson-merges', type=int, default=20,
+                        help='merges for the lesson algorithm (default: %(default)s)')
+    parser.add_argument('--one', type=Path, help=argparse.SUPPRESS)  # the child process's job
+    args = parser.parse_args()
+    if args.merges < 0 or args.lesson_merges < 1:
+        parser.error('--merges must be 0 or more and --lesson-merges 1 or more')
+    if args.one:
+        print(json.dumps(measure(args.one, args.merges, args.lesson_merges)))
+        return
+    paths = [path.resolve() for path in args.files]
+    for path in paths:
+        read_text(path, 'give a UTF-8 text file')  # refuse a bad file before the long runs
+    results = [(path.name, measure_apart(path, args.merges, args.lesson_merges)) for path in paths]
+    report(results, args.merges, args.lesson_merges)
+
+
+if __name__ == '__main__':
+    try:
+        main()
+    except ValueError as e:
+        sys.exit(f'lab.speed: {e}')

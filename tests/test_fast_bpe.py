@@ -1,0 +1,90 @@
+"""lab.fast_bpe gives exactly what tokenizer.BPE gives: the same merges, the same ids."""
+import json
+import random
+import unittest
+
+from lab import fast_bpe
+from tests.project import ROOT, copy_project, run
+from tests.test_fuzz import fuzz_texts
+from tokenizer import BPE
+
+TEXT = (ROOT / 'data' / 'train.txt').read_text(encoding='utf-8')
+
+
+class SameResultTest(unittest.TestCase):
+    def assert_same(self, text, count, probes=()):
+        want = BPE.train(text, count)
+        got = fast_bpe.train(text, count)
+        self.assertEqual(got.state(), want.state(), (text, count))
+        for probe in [text, *probes]:
+            self.assertEqual(fast_bpe.encode(want, probe), want.encode(probe), (text, count, probe))
+
+    def test_default_data_at_every_count_up_to_60(self):
+        for count in range(61):
+            self.assert_same(TEXT, count, ['Q: hi\nA: ', 'cat', 'Cat 안녕 😀'])
+
+    def test_random_texts_with_ties_overlaps_newlines_astral_and_unknown(self):
+        rng = random.Random(11)
+        for text in fuzz_texts(400, seed=11):
+            probe = ''.join(rng.choice(text + 'Z\n') for _ in range(60))
+            self.assert_same(text, rng.choice([1, 2, 5, 20, 1000]), [probe])
+
+    def test_overlapping_runs(self):
+        for text in ['aaaa', 'aaa', 'aaaaa\naaa\naaaa', 'abababa', 'aabaabaab']:
+            self.assert_same(text, 10, ['a' * n for n in range(9)])
+
+    def test_repeated_lines_are_weighted_like_the_lesson_counts_them(self):
+        text = 'xy ab\n' * 5 + 'ab xy\n' * 5 + 'ba\n'
+        self.assert_same(text, 6)
+
+    def test_a_count_beyond_what_is_possible(self):
+        self.assert_same('hello world\nhello there\n', 10_000)
+
+    def test_unknown_character_merged_in_training_then_met_without_a_newline_token(self):
+        # '\ufffd' is id 0 like every unknown character; with no '\n' token in the vocab,
+        # an unknown '\n' is id 0 too, and merges may join it to its neighbours
+        self.assert_same('a\ufffda\ufffda\ufffd', 3, ['a\na\n', 'aZ', '\ufffda'])
+
+    def test_a_hand_made_vocab_with_one_piece_under_two_ids(self):
+        tok = BPE(['\ufffd', 'a', 'b', 'c', 'ab', 'bc', 'abc', 'abc'],
+                  [[[1, 2], 4], [[2, 3], 5], [[4, 3], 6], [[1, 5], 7]])
+        for text in ['abc', 'abcabc', 'bcabc', 'aabcc']:
+            self.assertEqual(fast_bpe.encode(tok, text), tok.encode(text))
+
+
+class CommandLineTest(unittest.TestCase):
+    def test_writes_the_same_file_and_prints_the_same_as_tokenizer_py(self):
+        root = copy_project(self)
+        lesson = run(root, 'tokenizer.py')
+        saved = (root / 'data' / 'tokenizer.json').read_bytes()
+        (root / 'data' / 'tokenizer.json').unlink()
+        fast = run(root, '-m', 'lab.fast_bpe')
+        self.assertEqual(fast.returncode, 0, fast.stderr)
+        self.assertEqual(fast.stdout, lesson.stdout)
+        self.assertEqual(fast.stderr, '')  # no progress when stderr is not a terminal
+        self.assertEqual((root / 'data' / 'tokenizer.json').read_bytes(), saved)
+
+    def test_data_merges_and_out_options(self):
+        root = copy_project(self)
+        story = 'the cat sat on the mat\nthe cat ate\n'
+        (root / 'story.txt').write_text(story, encoding='utf-8')
+        done = run(root, '-m', 'lab.fast_bpe', '--data', 'story.txt', '--merges', '3', '--out', 'story.json')
+        self.assertEqual(done.returncode, 0, done.stderr)
+        saved = json.loads((root / 'story.json').read_text(encoding='utf-8'))
+        self.assertEqual(saved, BPE.train(story, 3).state())
+        self.assertTrue(done.stdout.startswith(f'vocab: {len(saved["vocab"])} merges: 3\n'))
+
+    def test_a_missing_data_file_is_one_line(self):
+        done = run(copy_project(self), '-m', 'lab.fast_bpe', '--data', 'nope.txt')
+        self.assertEqual(done.returncode, 1)
+        self.assertEqual(done.stderr.count('\n'), 1, done.stderr)
+        self.assertIn('nope.txt', done.stderr)
+
+    def test_negative_merges_is_a_usage_error(self):
+        done = run(copy_project(self), '-m', 'lab.fast_bpe', '--merges', '-1')
+        self.assertEqual(done.returncode, 2)
+        self.assertIn('--merges must be 0 or more', done.stderr)
+
+
+if __name__ == '__main__':
+    unittest.main()
