@@ -87,11 +87,11 @@ def read_text(path, fix):
                          '; save it as UTF-8') from None
 
 
-def save(text, path):
-    """Write a temporary file, then rename it over path: a crash never leaves half a file."""
+def save(data, path):
+    """Write text or bytes to a temporary file, then rename it: a crash never leaves half a file."""
     tmp = path.with_name(path.name + '.tmp')
     try:
-        tmp.write_text(text, encoding='utf-8')
+        tmp.write_bytes(data.encode('utf-8') if isinstance(data, str) else data)
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)

@@ -149,24 +149,32 @@ def train(text, count, progress=None):
     return BPE(vocab, merges)
 
 
-def encode(tok, text):
-    """tok.encode(text), fast: the same ids."""
+def encoder(tok):
+    """A function that does tok.encode(text), fast: to encode many texts with one tokenizer."""
     size = len(tok.vocab)
     ranks, made = {}, []
     for rank, ((a, b), new) in enumerate(tok.merges):
         ranks.setdefault(a * size + b, rank)  # a repeated pair: the first merge takes it all
         made.append(new)
     # '\n' splits the text only when it is a known token: merges never use it then
-    lines = text.split('\n') if '\n' in tok.chars else [text]
     newline = [tok.chars['\n']] if '\n' in tok.chars else []
-    done, ids = {}, []
-    for n, line in enumerate(lines):
-        if line not in done:
-            done[line] = encode_line([tok.chars.get(ch, 0) for ch in line], ranks, made, size)
-        if n:
-            ids += newline
-        ids += done[line]
-    return ids
+    done = {}  # line -> its ids: a repeated line is encoded once
+
+    def encode_text(text):
+        ids = []
+        for n, line in enumerate(text.split('\n') if newline else [text]):
+            if line not in done:
+                done[line] = encode_line([tok.chars.get(ch, 0) for ch in line], ranks, made, size)
+            if n:
+                ids += newline
+            ids += done[line]
+        return ids
+    return encode_text
+
+
+def encode(tok, text):
+    """tok.encode(text), fast: the same ids."""
+    return encoder(tok)(text)
 
 
 def encode_line(ids, ranks, made, size):
