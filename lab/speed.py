@@ -24,6 +24,7 @@ if not __package__:  # run as python3 lab/speed.py: then tokenizer cannot be imp
     sys.exit('run this lab from the project folder as: python3 -m lab.speed')
 
 from lab import fast_bpe
+from lab.show import table
 from tokenizer import BPE, HERE, TRAIN, read_text
 
 try:
@@ -71,14 +72,6 @@ def measure_apart(path, merges, lesson_merges):
     return json.loads(done.stdout)
 
 
-def table(rows):
-    """Columns right-aligned (the first left-aligned), two spaces apart."""
-    widths = [max(len(row[c]) for row in rows) for c in range(len(rows[0]))]
-    return '\n'.join('  '.join(cell.ljust(w) if c == 0 else cell.rjust(w)
-                               for c, (cell, w) in enumerate(zip(row, widths))).rstrip()
-                     for row in rows)
-
-
 def report(results, merges, lesson_merges):
     k = f'{lesson_merges:,}'
     speed = [['file', 'chars', 'merges', 'train s', 'encode s', 'peak MB',
@@ -93,9 +86,9 @@ def report(results, merges, lesson_merges):
         growth.append([name, f'{quarter:.2f}', f'{half:.2f}', f'{whole:.2f}',
                        f'{whole / max(quarter, 1e-9):.1f}'])
     print(f'fast_bpe, {merges:,} merges asked (fewer when no pair occurs twice)\n')
-    print(table(speed))
+    print(table(speed, right=range(1, 9)))
     print(f'\ntraining time against the length of the text ({merges:,} merges asked)\n')
-    print(table(growth))
+    print(table(growth, right=range(1, 5)))
 
 
 def main():

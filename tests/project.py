@@ -7,7 +7,7 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PARTS = ['tokenizer.py', 'settings.json', 'data/train.txt', 'lab']
+PARTS = ['tokenizer.py', 'settings.json', 'data/train.txt', 'data/mixed.txt', 'lab']
 
 
 def copy_project(test):

@@ -1,0 +1,75 @@
+"""Merge order matters: the same rules applied in another order give other tokens.
+
+    python3 -m lab.merge_order
+
+First the textbook case: two rules learned as 1) e r and 2) w e, applied to
+'l o w e r _' in both orders. 'e r' first leaves no 'w e' pair to merge; 'w e' first
+takes the 'e' that 'e r' needed. Then the same point on the real tokenizer
+(data/tokenizer.json): encode the training text with its merges shuffled, and the ids
+change, which is why tokenizer.json keeps the merges as a list, in the order learned.
+
+Try next: shuffle with other seeds (--seed N), or train with more merges first; the
+more merges build on each other, the more a shuffle breaks.
+"""
+import argparse
+import random
+import sys
+
+if not __package__:  # run as python3 lab/merge_order.py: then tokenizer cannot be imported
+    sys.exit('run this lab from the project folder as: python3 -m lab.merge_order')
+
+from lab.check import load
+from tokenizer import BPE, TRAIN, merge, read_text
+
+SYMBOLS = ['l', 'o', 'w', 'e', 'r', '_']  # ids 0-5
+RULES = {'e r': ((3, 4), 6), 'w e': ((2, 3), 7)}
+PIECES = SYMBOLS + ['er', 'we']
+
+
+def apply(order):
+    """'l o w e r _' after the rules in order, as space-separated pieces."""
+    ids = list(range(len(SYMBOLS)))
+    for name in order:
+        pair, new_id = RULES[name]
+        ids = merge(ids, pair, new_id)
+    return ' '.join(PIECES[i] for i in ids)
+
+
+def shuffled(tok, seed):
+    """The same tokenizer with its merges in a seeded random order."""
+    merges = list(tok.merges)
+    random.Random(seed).shuffle(merges)
+    return BPE(tok.vocab, merges)
+
+
+def pieces(tok, ids):
+    return '|'.join(tok.vocab[i] for i in ids).replace('\n', '\\n')
+
+
+def main():
+    parser = argparse.ArgumentParser(prog='python3 -m lab.merge_order', description=__doc__.splitlines()[0])
+    parser.add_argument('--seed', type=int, default=0, help='seed of the shuffle (default: %(default)s)')
+    seed = parser.parse_args().seed
+    print('rules learned: 1) e r  2) w e   on: l o w e r _')
+    print('  1 then 2:', apply(['e r', 'w e']))
+    print('  2 then 1:', apply(['w e', 'e r']))
+
+    tok = load()
+    text = read_text(TRAIN, 'put your training text there')
+    other = shuffled(tok, seed)
+    lines = [line + '\n' for line in text.split('\n')[:-1]] or [text]
+    changed = sum(tok.encode(line) != other.encode(line) for line in lines)
+    labels = ['learned order', f'shuffled, seed {seed}']
+    width = max(map(len, labels))
+    print(f'\n{len(tok.merges)} merges of data/tokenizer.json on data/train.txt')
+    for label, t in zip(labels, [tok, other]):
+        print(f'  {label:<{width}}  {len(t.encode(text)):>5} tokens   {pieces(t, t.encode(lines[0]))}')
+    print(f'  {changed} of {len(lines)} lines get other ids')
+    if not changed:
+        sys.exit(f'lab.merge_order: the shuffle with seed {seed} kept every id; try another --seed')
+
+if __name__ == '__main__':
+    try:
+        main()
+    except ValueError as e:
+        sys.exit(f'lab.merge_order: {e}')

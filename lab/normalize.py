@@ -1,0 +1,91 @@
+"""Unicode normalization: Korean text that looks the same can be two different strings.
+
+    python3 -m lab.normalize [FILE]
+
+A Korean syllable such as '한' can be stored whole, as one code point (NFC, the
+composed form), or as the letters (jamo) it is built from, 'ᄒ' 'ᅡ' 'ᆫ' (NFD, the
+decomposed form). On screen they are the same; as strings they are not equal, NFD
+takes two to three times the code points, and a tokenizer trained on NFC text has
+never seen a single jamo: every one becomes an unknown id. Text copied from a Mac
+file name or some web pages can arrive in NFD, so normalize before you train or
+encode: unicodedata.normalize('NFC', text).
+
+The lab shows a Korean sample (the Korean lines of FILE, or a built-in one) in both
+forms: code points, UTF-8 bytes and tokens under a tokenizer trained on its NFC form.
+Then it reports whether FILE (default data/train.txt) is in NFC, and which lines are
+not; it exits 1 when some are not.
+
+Try next: make an NFD file with
+    python3 -c "import unicodedata; print(unicodedata.normalize('NFD', '한국어'))" > nfd.txt
+and run the lab on it.
+"""
+import argparse
+import re
+import sys
+import unicodedata
+from pathlib import Path
+
+if not __package__:  # run as python3 lab/normalize.py: then tokenizer cannot be imported
+    sys.exit('run this lab from the project folder as: python3 -m lab.normalize')
+
+from lab import fast_bpe
+from lab.show import table
+from tokenizer import TRAIN, read_text
+
+SAMPLE = '한국어 토크나이저는 글자를 조각으로 나눕니다.\n정규화를 하지 않으면 같은 글자도 다르게 보입니다.\n'
+HANGUL = re.compile('[\u1100-\u11ff\u3130-\u318f\uac00-\ud7a3]')  # jamo, compatibility jamo, syllables
+MERGES = 20  # enough to learn a few syllable pairs of the sample
+
+
+def korean_lines(text):
+    return ''.join(line + '\n' for line in text.splitlines() if HANGUL.search(line))
+
+
+def code_points(text):
+    return ' '.join(f'U+{ord(ch):04X}' for ch in text)
+
+
+def side_by_side(korean):
+    """Rows comparing the NFC and NFD forms of the Korean text."""
+    nfc, nfd = unicodedata.normalize('NFC', korean), unicodedata.normalize('NFD', korean)
+    tok = fast_bpe.train(nfc, MERGES)
+    rows = [['form', 'code points', 'UTF-8 bytes', 'tokens', 'unknown']]
+    for name, form in [('NFC', nfc), ('NFD', nfd)]:
+        ids = fast_bpe.encode(tok, form)
+        rows.append([name, str(len(form)), str(len(form.encode('utf-8'))), str(len(ids)), str(ids.count(0))])
+    return nfc, nfd, rows
+
+
+def main():
+    parser = argparse.ArgumentParser(prog='python3 -m lab.normalize', description=__doc__.splitlines()[0])
+    parser.add_argument('file', nargs='?', type=Path, default=TRAIN, help='text to check (default: %(default)s)')
+    path = parser.parse_args().file
+    text = read_text(path, 'give a UTF-8 text file')
+
+    korean = korean_lines(text) or SAMPLE
+    nfc, nfd, rows = side_by_side(korean)
+    where = f'the Korean lines of {path.name}' if korean is not SAMPLE else 'a built-in Korean sample'
+    print(f'{where}, in both forms (tokens: a tokenizer trained on the NFC form, {MERGES} merges)\n')
+    print(table(rows, right={1, 2, 3, 4}))
+    word = nfc.split()[0]
+    print(f'\nfirst word {word!r}:')
+    print(f'  NFC  {code_points(word)}')
+    print(f'  NFD  {code_points(unicodedata.normalize("NFD", word))}')
+    print(f'  they print the same; equal as strings: {nfc == nfd}')
+
+    bad = [n for n, line in enumerate(text.splitlines(), 1) if not unicodedata.is_normalized('NFC', line)]
+    if not bad:
+        print(f'\n{path.name}: NFC (unicodedata.is_normalized), {len(text.splitlines())} lines')
+        return
+    shown = ', '.join(map(str, bad[:10])) + (f' and {len(bad) - 10} more' if len(bad) > 10 else '')
+    print(f'\n{path.name}: NOT NFC: line {shown}')
+    lines = 'line is' if len(bad) == 1 else 'lines are'
+    sys.exit(f"lab.normalize: {len(bad)} {lines} not NFC in {path}; "
+             "fix with unicodedata.normalize('NFC', text)")
+
+
+if __name__ == '__main__':
+    try:
+        main()
+    except ValueError as e:
+        sys.exit(f'lab.normalize: {e}')

@@ -1,0 +1,111 @@
+"""See the tokens: the text in alternating colours, each token's id beneath it.
+
+    python3 -m lab.show [TEXT] [--tokenizer PATH]
+
+On a terminal each token gets a background colour, alternating, so you can see where
+one ends and the next begins; its id is printed under it. When the output is not a
+terminal, or NO_COLOR is set, tokens are separated by '|' instead and a space shows
+as ·. A newline is shown as ⏎ and starts a new row; unknown characters (id 0) show
+as �. The default text is the lesson's prompt, 'Q: hi\\nA: '.
+
+Try next: python3 -m lab.show 'Q: hello\\nA: ' and a sentence the training text
+never saw; then train with more merges and look again.
+"""
+import argparse
+import os
+import shutil
+import sys
+import unicodedata
+from pathlib import Path
+
+if not __package__:  # run as python3 lab/show.py: then tokenizer cannot be imported
+    sys.exit('run this lab from the project folder as: python3 -m lab.show')
+
+from lab.check import load
+from tokenizer import SAVED
+
+COLOURS = ['\x1b[30;46m', '\x1b[30;43m']  # black on cyan, black on yellow
+RESET = '\x1b[0m'
+NEWLINE, SPACE = '⏎', '·'
+
+
+def width(text):
+    """Columns text takes on a terminal: wide (CJK, emoji) 2, combining marks 0."""
+    return sum(0 if unicodedata.combining(ch) else 2 if unicodedata.east_asian_width(ch) in 'WF' else 1
+               for ch in text)
+
+
+def pad(text, columns):
+    return text + ' ' * (columns - width(text))
+
+
+def table(rows, right=()):
+    """Rows of strings as aligned columns, two spaces apart; columns in right align right."""
+    widths = [max(width(row[c]) for row in rows) for c in range(len(rows[0]))]
+    lines = []
+    for row in rows:
+        cells = [' ' * (w - width(cell)) + cell if c in right else pad(cell, w)
+                 for c, (cell, w) in enumerate(zip(row, widths))]
+        lines.append('  '.join(cells).rstrip())
+    return '\n'.join(lines)
+
+
+def cells(tok, ids, colour):
+    """(piece as shown, id) for each token. Without colour, a space shows as · so that
+    it cannot be taken for the padding that lines the ids up."""
+    shown = [tok.vocab[i].replace('\n', NEWLINE) for i in ids]
+    return [(piece if colour else piece.replace(' ', SPACE), str(i)) for piece, i in zip(shown, ids)]
+
+
+def rows_of(pieces, columns):
+    """Split cells into rows that fit the terminal, breaking after each newline."""
+    rows, row, used = [], [], 0
+    for piece, id_ in pieces:
+        w = max(width(piece), len(id_)) + 1
+        if row and used + w > columns:
+            rows.append(row)
+            row, used = [], 0
+        row.append((piece, id_))
+        used += w
+        if piece.endswith(NEWLINE):
+            rows.append(row)
+            row, used = [], 0
+    return rows + [row] if row else rows
+
+
+def render(tok, ids, colour, columns=80):
+    """The picture as lines of text: pieces (coloured, or between bars) over their ids."""
+    out = []
+    for row in rows_of(cells(tok, ids, colour), columns):
+        top, bottom = [], []
+        for n, (piece, id_) in enumerate(row):
+            w = max(width(piece), len(id_))
+            shown = COLOURS[n % 2] + piece + RESET if colour else piece
+            top.append(shown + ' ' * (w - width(piece)))  # the colour covers the piece only
+            bottom.append(id_.ljust(w))
+        if colour:
+            out += [' '.join(top).rstrip(), ' '.join(bottom).rstrip()]
+        else:
+            out += ['|' + '|'.join(top) + '|', (' ' + ' '.join(bottom)).rstrip()]
+    return out
+
+
+def main():
+    parser = argparse.ArgumentParser(prog='python3 -m lab.show', description=__doc__.splitlines()[0])
+    parser.add_argument('text', nargs='?', default='Q: hi\nA: ', help="text to show (default: 'Q: hi\\nA: ')")
+    parser.add_argument('--tokenizer', type=Path, default=SAVED, help='tokenizer.json (default: %(default)s)')
+    args = parser.parse_args()
+    tok = load(args.tokenizer)
+    colour = sys.stdout.isatty() and not os.environ.get('NO_COLOR')
+    columns = shutil.get_terminal_size((80, 24)).columns
+    ids = tok.encode(args.text)
+    for line in render(tok, ids, colour, columns):
+        print(line)
+    print(f'{len(args.text)} characters, {len(ids)} tokens')
+
+
+if __name__ == '__main__':
+    try:
+        main()
+    except ValueError as e:
+        sys.exit(f'lab.show: {e}')

@@ -1,0 +1,126 @@
+"""Word-level BPE: merges are learned inside words only, the classic way (Sennrich et al.).
+
+    python3 -m lab.word_bpe [FILE] [--merges N]
+
+The text is cut into words at whitespace. Each word is spelled as characters, and a
+word that has a single space after it gets an end marker, </w>, in place of that
+space; any other whitespace (a newline, a second space) is a token of its own. So
+'low lower\\n' becomes  l o w </w> | l o w e r | \\n  and decoding, with </w> read as a
+space, gives the text back exactly. The marker also tells 'er' at the end of a word
+('er</w>', as in 'lower ') from 'er' inside one ('ere').
+
+Pairs are counted inside words, each word weighted by how often it occurs; a pair
+never joins two words. On a tie the pair that sorts first (by its two pieces) wins,
+so two runs on the same text learn the same merges. The lab prints the first 20
+merges, checks the round trip (exit 1 if it fails), and compares characters per
+token with the character-level tokenizer trained with as many merges.
+
+Try next: a book from your own shelf with --merges 2000, and look at which whole
+words become single tokens first.
+"""
+import argparse
+import re
+import sys
+from collections import Counter
+from pathlib import Path
+
+if not __package__:  # run as python3 lab/word_bpe.py: then tokenizer cannot be imported
+    sys.exit('run this lab from the project folder as: python3 -m lab.word_bpe')
+
+from lab import fast_bpe
+from tokenizer import TRAIN, UNKNOWN, merge, read_text
+
+END = '</w>'  # shown for the space it stands for
+
+
+def words(text):
+    """The text as words and whitespace: a word followed by one space carries END."""
+    out = []
+    for word, space in re.findall(r'(\S*)(\s*)', text):
+        if word:
+            out.append(tuple(word) + ((END,) if space[:1] == ' ' else ()))
+            space = space[1:] if space[:1] == ' ' else space
+        out += [(ch,) for ch in space]  # other whitespace: one token a character
+    return out
+
+
+def train(text, count):
+    """(vocab, merges) learned inside words; ties go to the pair that sorts first."""
+    vocab = [UNKNOWN, END] + sorted(set(text) - {UNKNOWN})
+    index = {piece: i for i, piece in enumerate(vocab)}
+    freq = Counter(tuple(index[s] for s in word) for word in words(text))
+    merges = []
+    for _ in range(count):
+        pairs = Counter()
+        for word, n in freq.items():
+            for pair in zip(word, word[1:]):
+                pairs[pair] += n
+        if not pairs:
+            break
+        best = max(pairs.values())
+        if best < 2:
+            break
+        tied = [pair for pair, n in pairs.items() if n == best]
+        pair = min(tied, key=lambda p: (vocab[p[0]], vocab[p[1]]))  # a fixed rule, not dict order
+        new_id = len(vocab)
+        vocab.append(vocab[pair[0]] + vocab[pair[1]])
+        merges.append([list(pair), new_id])
+        freq = Counter({tuple(merge(list(word), pair, new_id)): n for word, n in freq.items()})
+    return vocab, merges
+
+
+def encode(vocab, merges, text):
+    """Ids of text: each word's symbols, then the merges in the order learned."""
+    index = {piece: i for i, piece in enumerate(vocab) if len(piece) == 1 or piece == END}
+    done, ids = {}, []
+    for word in words(text):
+        if word not in done:
+            symbols = [index.get(s, 0) for s in word]
+            for pair, new_id in merges:
+                symbols = merge(symbols, pair, new_id)
+            done[word] = symbols
+        ids += done[word]
+    return ids
+
+
+def decode(vocab, merges, ids):
+    """The text of ids, END read as the space it stands for (a literal '</w>' stays)."""
+    spoken = [' ' if piece == END else piece for piece in vocab[:len(vocab) - len(merges)]]
+    for (a, b), _ in merges:
+        spoken.append(spoken[a] + spoken[b])
+    return ''.join(spoken[i] for i in ids)
+
+
+def main():
+    parser = argparse.ArgumentParser(prog='python3 -m lab.word_bpe', description=__doc__.splitlines()[0])
+    parser.add_argument('file', nargs='?', type=Path, default=TRAIN, help='training text (default: %(default)s)')
+    parser.add_argument('--merges', type=int, default=120, help='merges to learn (default: %(default)s)')
+    args = parser.parse_args()
+    if args.merges < 0:
+        parser.error('--merges must be 0 or more')
+    text = read_text(args.file, 'give a UTF-8 text file')
+    vocab, merges = train(text, args.merges)
+    print(f'word-level BPE on {args.file.name}: {len(merges)} merges, vocab {len(vocab)}')
+    for n, ((a, b), new_id) in enumerate(merges[:20], 1):
+        print(f'  {n:>2}  {vocab[a]!r:>12} + {vocab[b]!r:<12} -> {vocab[new_id]!r}')
+
+    ids = encode(vocab, merges, text)
+    back = decode(vocab, merges, ids)
+    if back != text:
+        at = next((i for i, (x, y) in enumerate(zip(back, text)) if x != y), min(len(back), len(text)))
+        sys.exit(f'lab.word_bpe: round trip FAILED at character {at}')
+    print(f'round trip: OK ({len(text):,} characters, spaces and newlines restored exactly)')
+
+    char_tok = fast_bpe.train(text, args.merges)
+    char_ids = fast_bpe.encode(char_tok, text)
+    print(f'\n{"tokenizer":<18}{"merges":>7}{"tokens":>9}{"chars/token":>13}')
+    for name, made, n in [('word-level', len(merges), len(ids)), ('character-level', len(char_tok.merges),
+                                                                  len(char_ids))]:
+        print(f'{name:<18}{made:>7}{n:>9}{len(text) / n:>13.2f}')
+
+
+if __name__ == '__main__':
+    try:
+        main()
+    except ValueError as e:
+        sys.exit(f'lab.word_bpe: {e}')

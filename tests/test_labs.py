@@ -1,0 +1,303 @@
+"""The labs' key claims, and that each lab runs on the defaults and on a file of ours."""
+import json
+import unicodedata
+import unittest
+
+from lab import audit, byte_bpe, compression, merge_order, normalize, prepare, show, word_bpe
+from tests.project import ROOT, copy_project, run
+from tokenizer import BPE
+
+TEXT = (ROOT / 'data' / 'train.txt').read_text(encoding='utf-8')
+MIXED = (ROOT / 'data' / 'mixed.txt').read_text(encoding='utf-8')
+LABS = ['merge_order', 'word_bpe', 'byte_bpe', 'normalize', 'compression', 'show', 'audit', 'prepare']
+
+
+class MergeOrderTest(unittest.TestCase):
+    def test_e_r_then_w_e_gives_er(self):
+        self.assertEqual(merge_order.apply(['e r', 'w e']), 'l o w er _')
+
+    def test_w_e_then_e_r_gives_we(self):
+        self.assertEqual(merge_order.apply(['w e', 'e r']), 'l o we r _')
+
+    def test_shuffled_merges_change_the_ids_of_the_default_data(self):
+        tok = BPE.train(TEXT, 12)
+        self.assertNotEqual(merge_order.shuffled(tok, 0).encode(TEXT), tok.encode(TEXT))
+
+
+class WordBpeTest(unittest.TestCase):
+    def test_round_trip_restores_every_space_exactly(self):
+        text = '  lead\tand  double  spaces \n\nend</w> of text </w>  '
+        vocab, merges = word_bpe.train(text * 3, 50)
+        self.assertEqual(word_bpe.decode(vocab, merges, word_bpe.encode(vocab, merges, text)), text)
+
+    def test_merges_stay_inside_words(self):
+        vocab, merges = word_bpe.train(MIXED, 200)
+        for _, new in merges:
+            piece = vocab[new]
+            self.assertFalse(any(ch.isspace() for ch in piece), piece)
+            self.assertNotIn(word_bpe.END, piece[:-len(word_bpe.END)] if piece.endswith(word_bpe.END) else piece)
+
+    def test_ties_go_to_the_pair_that_sorts_first(self):
+        # 'y z' and 'a b' both occur twice and 'y z' comes first, but ('a', 'b') sorts first
+        vocab, merges = word_bpe.train('yz ab yz ab', 1)
+        self.assertEqual(vocab[merges[0][1]], 'ab')
+
+    def test_two_runs_learn_the_same_merges(self):
+        self.assertEqual(word_bpe.train(MIXED, 80), word_bpe.train(MIXED, 80))
+
+    def test_stops_when_no_pair_occurs_twice(self):
+        self.assertEqual(word_bpe.train('abc def', 10)[1], [])
+
+
+class ByteBpeTest(unittest.TestCase):
+    def test_id_contract(self):
+        merges = byte_bpe.train(TEXT, 300)
+        self.assertEqual(byte_bpe.encode(merges, 'Q'), [4 + ord('Q')])  # no merge makes 'Q' alone
+        self.assertEqual([new for _, new in merges], list(range(260, 260 + len(merges))))
+        self.assertEqual(byte_bpe.encode([], 'a\xff'), [4 + 97, 4 + 0xc3, 4 + 0xbf])
+
+    def test_any_text_round_trips_with_no_unknown(self):
+        merges = byte_bpe.train(TEXT, 300)
+        for text in ['안녕', '😀', 'Cat', '\x00\n', MIXED]:
+            ids = byte_bpe.encode(merges, text)
+            self.assertNotIn(1, ids)
+            self.assertEqual(byte_bpe.decode(merges, ids), text)
+
+    def test_korean_and_emoji_cost_one_token_a_byte_without_merges_for_them(self):
+        merges = byte_bpe.train(TEXT, 300)
+        self.assertEqual(len(byte_bpe.encode(merges, '안녕')), 6)
+        self.assertEqual(len(byte_bpe.encode(merges, '😀')), 4)
+
+    def test_merges_stop_at_the_vocab_size_or_below_two(self):
+        self.assertEqual(len(byte_bpe.train(MIXED, 270)), 10)
+        self.assertLess(len(byte_bpe.train('abcabc', 1000)), 5)
+
+    def test_decode_skips_special_ids_or_names_them(self):
+        ids = [2] + byte_bpe.encode([], 'hi') + [3]
+        self.assertEqual(byte_bpe.decode([], ids), 'hi')
+        self.assertEqual(byte_bpe.decode([], ids, skip_special=False), '<bos>hi<eos>')
+
+    def test_decode_reads_utf8_once_so_a_character_may_span_tokens(self):
+        ids = byte_bpe.encode([], '안')
+        self.assertEqual(byte_bpe.decode([], ids), '안')
+        self.assertEqual(byte_bpe.decode([], ids[:2]), '\ufffd')  # a cut-off character is replaced
+
+    def test_decode_refuses_an_id_outside_the_vocabulary(self):
+        with self.assertRaisesRegex(ValueError, 'id 260 is not in this vocabulary of 260 ids'):
+            byte_bpe.decode([], [260])
+
+    def test_save_and_load(self):
+        root = copy_project(self)
+        merges = byte_bpe.train(MIXED, 320)
+        path = root / 'byte.json'
+        path.write_text(byte_bpe.to_json(merges), encoding='utf-8')
+        self.assertEqual(byte_bpe.from_json(path), merges)
+        path.write_text(json.dumps({'special': byte_bpe.SPECIAL, 'merges': [[[4, 5], 261]]}))
+        with self.assertRaisesRegex(ValueError, 'not a byte tokenizer'):
+            byte_bpe.from_json(path)
+
+
+class NormalizeTest(unittest.TestCase):
+    def test_nfd_korean_has_more_code_points_and_unknown_tokens(self):
+        nfc, nfd, rows = normalize.side_by_side(normalize.SAMPLE)
+        self.assertNotEqual(nfc, nfd)
+        self.assertEqual(unicodedata.normalize('NFC', nfd), nfc)
+        (_, nfc_points, _, nfc_tokens, nfc_unknown), (_, nfd_points, _, nfd_tokens, nfd_unknown) = rows[1:]
+        self.assertGreaterEqual(int(nfd_points), 2 * int(nfc_points) - len(nfc) // 2)
+        self.assertEqual(nfc_unknown, '0')
+        self.assertGreater(int(nfd_unknown), 0)
+        self.assertGreater(int(nfd_tokens), int(nfc_tokens))
+
+    def test_a_file_with_nfd_lines_fails_and_names_them(self):
+        root = copy_project(self)
+        (root / 'nfd.txt').write_text('fine\n' + unicodedata.normalize('NFD', '한국어\n'), encoding='utf-8')
+        done = run(root, '-m', 'lab.normalize', 'nfd.txt')
+        self.assertEqual(done.returncode, 1)
+        self.assertIn('NOT NFC: line 2', done.stdout)
+        self.assertIn('1 line is not NFC', done.stderr)
+
+
+class CompressionTest(unittest.TestCase):
+    def test_percentile_is_nearest_rank(self):
+        values = list(range(1, 101))
+        self.assertEqual([compression.percentile(values, p) for p in (50, 95, 99)], [50, 95, 99])
+        self.assertEqual(compression.percentile([7], 99), 7)
+
+    def test_kinds_of_line(self):
+        for line, kind in [('안녕하세요', 'Korean'), ('see https://x.org/a', 'URLs'), ('    return x', 'code'),
+                           ('def f(x):', 'code'), ('in 2024 we grew', 'numbers'), ('a plain line; really', 'other')]:
+            self.assertEqual(compression.kind_of(line), kind, line)
+
+    def test_a_tokenizer_trained_on_english_spends_more_tokens_on_korean(self):
+        from lab import fast_bpe
+        tok = fast_bpe.train(compression.ENGLISH + compression.KOREAN.splitlines()[0] + '\n', 100)
+        encode = fast_bpe.encoder(tok)
+        english = compression.measure('English', encode, compression.ENGLISH.splitlines())
+        korean = compression.measure('Korean', encode, compression.KOREAN.splitlines())
+        self.assertGreater(float(english[4]), 2 * float(korean[4]))  # characters per token
+
+
+class ShowTest(unittest.TestCase):
+    def setUp(self):
+        self.tok = BPE.train(TEXT, 12)
+
+    def test_plain_output_puts_ids_under_their_tokens(self):
+        lines = show.render(self.tok, self.tok.encode('Q: hi\nA: '), colour=False)
+        self.assertEqual(lines, ['|Q:·|h |i |⏎|', ' 29  13 14 1', '|A:·|', ' 30'])
+
+    def test_colour_output_marks_tokens_with_alternating_backgrounds(self):
+        top, bottom = show.render(self.tok, self.tok.encode('hi'), colour=True)
+        self.assertEqual(top, f'{show.COLOURS[0]}h{show.RESET}  {show.COLOURS[1]}i{show.RESET}')
+        self.assertEqual(bottom, '13 14')
+
+    def test_wide_characters_take_two_columns(self):
+        self.assertEqual([show.width(s) for s in ['a', '안', '😀', 'e\u0301']], [1, 2, 2, 1])
+
+    def test_no_color_or_a_pipe_gives_plain_output(self):
+        root = copy_project(self)
+        run(root, 'tokenizer.py')
+        for env in [{}, {'NO_COLOR': '1'}]:
+            done = run(root, '-m', 'lab.show', 'Q: hi', env=env)
+            self.assertNotIn('\x1b', done.stdout)
+            self.assertTrue(done.stdout.startswith('|Q:·|h |i |\n'), done.stdout)
+
+
+class AuditTest(unittest.TestCase):
+    def setUp(self):
+        self.tok = BPE.train(TEXT, 12)
+
+    def test_fingerprint_depends_on_the_tokenizer_not_on_the_file_layout(self):
+        again = BPE(**json.loads(json.dumps(self.tok.state(), indent=4)))
+        self.assertEqual(audit.fingerprint(again), audit.fingerprint(self.tok))
+        self.assertNotEqual(audit.fingerprint(BPE.train(TEXT, 11)), audit.fingerprint(self.tok))
+
+    def test_default_data_passes(self):
+        report = audit.audit(self.tok, TEXT)
+        self.assertEqual((report['failures'], report['offsets_bad'], report['unknown_rate']), ([], 0, 0))
+
+    def test_unknown_characters_are_counted_not_failed(self):
+        report = audit.audit(self.tok, 'Cat\nhi\n')
+        self.assertEqual(report['unknown'], {'C': 1})
+        self.assertEqual(report['failures'], [])
+        self.assertAlmostEqual(report['unknown_rate'], 1 / 5)
+
+    def test_a_broken_tokenizer_fails_round_trip_and_offsets(self):
+        state = self.tok.state()
+        vocab = list(state['vocab'])
+        vocab[28] = ':-'  # built by hand, past the loader: ': ' now decodes wrong
+        report = audit.audit(BPE(vocab, state['merges']), 'a: hi\n')
+        self.assertEqual(report['failures'], [(1, 2)])
+        self.assertEqual(report['offsets_bad'], 1)
+
+    def test_never_and_rarely_used_rows(self):
+        report = audit.audit(self.tok, 'hi hi\n')
+        self.assertIn(self.tok.chars['z'] if 'z' in self.tok.chars else 0, report['never'])
+        self.assertIn(self.tok.chars['h'], report['rare'])
+
+    def test_command_line_gate_on_unknown_rate(self):
+        root = copy_project(self)
+        run(root, 'tokenizer.py')
+        self.assertEqual(run(root, '-m', 'lab.audit').returncode, 0)
+        done = run(root, '-m', 'lab.audit', 'data/mixed.txt')
+        self.assertEqual(done.returncode, 1)
+        self.assertIn('FAIL (unknown rate)', done.stderr)
+        self.assertEqual(run(root, '-m', 'lab.audit', 'data/mixed.txt', '--max-unk', '0.5').returncode, 0)
+
+
+class PrepareTest(unittest.TestCase):
+    def test_default_data_splits_into_q_a_pairs(self):
+        docs, how = prepare.documents(TEXT)
+        self.assertEqual(how, 'one Q/A pair each')
+        self.assertEqual(len(docs), TEXT.count('\nA: '))
+        self.assertTrue(all(doc.startswith('Q: ') and '\nA: ' in doc for doc in docs))
+
+    def test_other_text_splits_at_blank_lines(self):
+        docs, how = prepare.documents('one\ntwo\n\n\nthree\n')
+        self.assertEqual((docs, how), (['one\ntwo', 'three'], 'paragraphs between blank lines'))
+
+    def test_joined_q_a_documents_are_the_encoded_text(self):
+        tok = BPE.train(TEXT, 12)
+        docs, _ = prepare.documents(TEXT)
+        joined = [i for doc in docs for i in tok.encode(doc) + [tok.chars['\n']]]
+        self.assertEqual(joined, tok.encode(TEXT))
+
+    def test_split_is_at_the_document_boundary_nearest_95_percent(self):
+        self.assertEqual(prepare.split_at_document([10] * 20, 0.95), 19)
+        self.assertEqual(prepare.split_at_document([10, 10, 80], 0.95), 2)
+        self.assertEqual(prepare.split_at_document([50], 0.95), 1)
+
+    def test_ids_are_little_endian_uint16_until_the_vocab_reaches_65536(self):
+        self.assertEqual(prepare.to_bytes([1, 258], 'H'), b'\x01\x00\x02\x01')
+        self.assertEqual(prepare.from_bytes(b'\x01\x00\x02\x01', 'H'), [1, 258])
+        self.assertEqual(prepare.id_type(65535)[1], 'uint16')
+        self.assertEqual(prepare.id_type(65536)[1], 'uint32')
+        self.assertEqual(prepare.to_bytes([70000], 'I'), (70000).to_bytes(4, 'little'))
+
+    def test_y_is_x_shifted_by_one(self):
+        data = list(range(100, 150))
+        xs, ys = prepare.windows(data, 8, 5, seed=3)
+        for x, y in zip(xs, ys):
+            self.assertEqual(len(x), 8)
+            self.assertEqual(y, [i + 1 for i in x])
+
+    def test_command_line_writes_train_and_val(self):
+        root = copy_project(self)
+        run(root, 'tokenizer.py')
+        done = run(root, '-m', 'lab.prepare')
+        self.assertEqual(done.returncode, 0, done.stderr)
+        tok = BPE.train(TEXT, 12)
+        train = prepare.from_bytes((root / 'data/train.bin').read_bytes(), 'H')
+        val = prepare.from_bytes((root / 'data/val.bin').read_bytes(), 'H')
+        self.assertEqual(train + val, tok.encode(TEXT))
+        self.assertIn('check       y is x shifted by one in every window: OK', done.stdout)
+
+    def test_text_shorter_than_a_window_is_a_clear_error(self):
+        root = copy_project(self)
+        run(root, 'tokenizer.py')
+        done = run(root, '-m', 'lab.prepare', '--block-size', '1000')
+        self.assertEqual(done.returncode, 1)
+        self.assertIn('fewer than --block-size + 1 = 1001', done.stderr)
+        self.assertFalse((root / 'data' / 'train.bin').exists())
+
+
+class EveryLabTest(unittest.TestCase):
+    """Each lab runs with no arguments after python3 tokenizer.py, twice with the same output."""
+
+    def test_every_lab_runs_on_the_defaults_and_is_deterministic(self):
+        root = copy_project(self)
+        run(root, 'tokenizer.py')
+        for name in LABS:
+            with self.subTest(name):
+                first, second = run(root, '-m', f'lab.{name}'), run(root, '-m', f'lab.{name}')
+                self.assertEqual(first.returncode, 0, first.stderr)
+                self.assertEqual(first.stdout, second.stdout)
+                self.assertEqual(first.stderr, '')
+
+    def test_labs_that_take_a_file_run_on_mixed_text(self):
+        root = copy_project(self)
+        run(root, 'tokenizer.py')
+        for name in ['word_bpe', 'byte_bpe', 'compression']:
+            with self.subTest(name):
+                done = run(root, '-m', f'lab.{name}', 'data/mixed.txt')
+                self.assertEqual(done.returncode, 0, done.stderr)
+
+    def test_a_missing_file_is_one_line_for_every_lab_that_reads_one(self):
+        root = copy_project(self)
+        run(root, 'tokenizer.py')
+        for name in ['word_bpe', 'byte_bpe', 'normalize', 'compression', 'audit', 'prepare']:
+            with self.subTest(name):
+                done = run(root, '-m', f'lab.{name}', 'nope.txt')
+                self.assertEqual(done.returncode, 1)
+                self.assertEqual(done.stderr.count('\n'), 1, done.stderr)
+                self.assertIn('nope.txt', done.stderr)
+
+    def test_every_lab_run_as_a_file_gives_the_hint(self):
+        root = copy_project(self)
+        for name in LABS + ['check', 'fast_bpe', 'speed', 'export_hf']:
+            with self.subTest(name):
+                done = run(root, f'lab/{name}.py')
+                self.assertEqual(done.stderr, f'run this lab from the project folder as: python3 -m lab.{name}\n')
+
+
+if __name__ == '__main__':
+    unittest.main()
