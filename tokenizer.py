@@ -72,7 +72,6 @@ class BPE:
 
 
 # Files. Lines marked "check" turn a user's mistake into one clear line: you may skip them.
-
 def read_text(path, fix):
     try:
         data = Path(path).read_bytes()
@@ -82,9 +81,8 @@ def read_text(path, fix):
     except OSError as e:
         raise ValueError(f'cannot read {path} ({e.strerror}): {fix}') from None
     except UnicodeDecodeError as e:  # check: say where, so the user can find it
-        line = data.count(b'\n', 0, e.start) + 1
-        raise ValueError(f'{path} is not UTF-8: byte 0x{data[e.start]:02x} on line {line}'
-                         '; save it as UTF-8') from None
+        line, byte = data.count(b'\n', 0, e.start) + 1, data[e.start]
+        raise ValueError(f'{path} is not UTF-8 (byte 0x{byte:02x}, line {line}): save it as UTF-8') from None
 
 
 def save(data, path):
@@ -93,6 +91,8 @@ def save(data, path):
     try:
         tmp.write_bytes(data.encode('utf-8') if isinstance(data, str) else data)
         os.replace(tmp, path)
+    except OSError as e:  # check
+        raise ValueError(f'cannot write {path} ({e.strerror})') from None
     finally:
         tmp.unlink(missing_ok=True)
 

@@ -123,15 +123,21 @@ class SaveTest(unittest.TestCase):
             raise OSError(28, 'No space left on device')
 
         with mock.patch.object(Path, 'write_bytes', write_half_then_fail):
-            with self.assertRaises(OSError):
+            with self.assertRaisesRegex(ValueError, r'cannot write .*json \(No space left on device\)'):
                 tokenizer.save('{"vocab": [], "merges": []}\n', self.path)
         self.assert_old_file_survives()
 
     def test_a_failing_rename_leaves_the_old_file(self):
         with mock.patch.object(os, 'replace', side_effect=OSError(13, 'Permission denied')):
-            with self.assertRaises(OSError):
+            with self.assertRaisesRegex(ValueError, r'cannot write .*\(Permission denied\)'):
                 tokenizer.save('new\n', self.path)
         self.assert_old_file_survives()
+
+    def test_a_folder_that_does_not_exist_is_one_line_on_the_command_line(self):
+        done = run(self.root, '-m', 'lab.fast_bpe', '--out', 'no/such/folder/tokenizer.json')
+        self.assertEqual(done.returncode, 1)
+        self.assertEqual(done.stderr, 'lab.fast_bpe: cannot write no/such/folder/tokenizer.json '
+                                      '(No such file or directory)\n')
 
     def test_ctrl_c_while_saving_leaves_the_old_file(self):
         with mock.patch.object(os, 'replace', side_effect=KeyboardInterrupt):
