@@ -101,7 +101,8 @@ def main():
     parser = argparse.ArgumentParser(prog='python3 -m lab.audit', description=__doc__.splitlines()[0])
     parser.add_argument('file', nargs='?', type=Path, default=TRAIN, help='corpus (default: %(default)s)')
     parser.add_argument('--tokenizer', type=Path, default=SAVED, help='tokenizer.json (default: %(default)s)')
-    parser.add_argument('--max-unk', type=float, default=0.001, help='highest unknown rate (default: %(default)s)')
+    parser.add_argument('--max-unk', type=float, default=0.001,
+                        help='highest unknown rate that passes (default: %(default)s)')
     args = parser.parse_args()
     if not 0 <= args.max_unk <= 1:
         parser.error('--max-unk is a rate from 0 to 1, e.g. 0.001 for 0.1 %')
@@ -122,8 +123,8 @@ def main():
                       f"{'PASS' if gates[0] else 'FAIL'}")
     for n, at in r['failures'][:SHOWN]:
         print(f'{"":<13}  line {n}: first difference at character {at}')
-    row('offsets', f"{'PASS' if gates[1] else 'FAIL'}" + (f" ({r['offsets_bad']} lines wrong)" if r['offsets_bad']
-                                                           else ' (every token maps back to its text)'))
+    row('offsets', 'PASS (every token maps back to its text)' if gates[1]
+        else f"FAIL ({r['offsets_bad']} lines have a token whose (start, end) does not)")
     row('unknown', f"{sum(r['unknown'].values()):,} characters, {r['unknown_rate']:.3%} "
                    f"(gate {args.max_unk:.3%}) {'PASS' if unknown_ok else 'FAIL'}")
     if r['unknown']:
@@ -132,8 +133,8 @@ def main():
     row(f'used < {RARE}', f"{len(r['rare'])} rows: {listed(repr(tok.vocab[i]) for i in r['rare'])}")
     print()
     if not all(gates):
-        sys.exit('lab.audit: FAIL (' + ', '.join(name for name, ok in zip(['round trip', 'offsets', 'unknown rate'],
-                                                                        gates) if not ok) + ')')
+        failed = [name for name, ok in zip(['round trip', 'offsets', 'unknown rate'], gates) if not ok]
+        sys.exit(f'lab.audit: FAIL ({", ".join(failed)})')
     print('result: PASS')
 
 

@@ -96,13 +96,14 @@ def from_json(path):
         and all(type(i) is int for i in m[0] + [m[1]]) and m[1] == FIRST_MERGE + n
         and FIRST_BYTE <= min(m[0]) and max(m[0]) < m[1] for n, m in enumerate(merges))
     if not ok:
-        raise ValueError(f'{path}: not a byte tokenizer with the ids 0-3 special, 4-259 bytes, merges from 260')
+        raise ValueError(f'{path}: not a byte tokenizer with special ids 0-3, bytes 4-259, merges from 260')
     return merges
 
 
 def main():
     parser = argparse.ArgumentParser(prog='python3 -m lab.byte_bpe', description=__doc__.splitlines()[0])
-    parser.add_argument('file', nargs='?', type=Path, default=TRAIN, help='training text (default: %(default)s)')
+    parser.add_argument('file', nargs='?', type=Path, default=TRAIN,
+                        help='training text (default: data/train.txt)')
     parser.add_argument('--vocab-size', type=int, default=300, help='ids to reach (default: %(default)s)')
     args = parser.parse_args()
     if args.vocab_size < FIRST_MERGE:

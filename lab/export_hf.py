@@ -80,8 +80,8 @@ def from_hf(data):
 def main():
     parser = argparse.ArgumentParser(prog='python3 -m lab.export_hf',
                                      description='Write the tokenizer in the Hugging Face format.')
-    parser.add_argument('--tokenizer', type=Path, default=SAVED, help='our tokenizer.json (default: %(default)s)')
-    parser.add_argument('--out', type=Path, default=OUT, help='the file to write (default: %(default)s)')
+    parser.add_argument('--tokenizer', type=Path, default=SAVED, help='ours (default: data/tokenizer.json)')
+    parser.add_argument('--out', type=Path, default=OUT, help='to write (default: data/tokenizer.hf.json)')
     args = parser.parse_args()
     tok = load(args.tokenizer)
     save(json.dumps(to_hf(tok), ensure_ascii=False, indent=2) + '\n', args.out)

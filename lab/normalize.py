@@ -32,7 +32,8 @@ from lab import fast_bpe
 from lab.show import table
 from tokenizer import TRAIN, read_text
 
-SAMPLE = '한국어 토크나이저는 글자를 조각으로 나눕니다.\n정규화를 하지 않으면 같은 글자도 다르게 보입니다.\n'
+SAMPLE = ('한국어 토크나이저는 글자를 조각으로 나눕니다.\n'   # written for this lab
+          '정규화를 하지 않으면 같은 글자도 다르게 보입니다.\n')
 HANGUL = re.compile('[\u1100-\u11ff\u3130-\u318f\uac00-\ud7a3]')  # jamo, compatibility jamo, syllables
 MERGES = 20  # enough to learn a few syllable pairs of the sample
 
@@ -58,7 +59,8 @@ def side_by_side(korean):
 
 def main():
     parser = argparse.ArgumentParser(prog='python3 -m lab.normalize', description=__doc__.splitlines()[0])
-    parser.add_argument('file', nargs='?', type=Path, default=TRAIN, help='text to check (default: %(default)s)')
+    parser.add_argument('file', nargs='?', type=Path, default=TRAIN,
+                        help='text to check (default: data/train.txt)')
     path = parser.parse_args().file
     text = read_text(path, 'give a UTF-8 text file')
 

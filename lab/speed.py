@@ -93,7 +93,8 @@ def report(results, merges, lesson_merges):
 
 def main():
     parser = argparse.ArgumentParser(prog='python3 -m lab.speed', description='Benchmark lab.fast_bpe.')
-    parser.add_argument('files', nargs='*', type=Path, default=[TRAIN], help='text files (default: %(default)s)')
+    parser.add_argument('files', nargs='*', type=Path, default=[TRAIN],
+                        help='text files (default: data/train.txt)')
     parser.add_argument('--merges', type=int, default=10_000, help='merges to learn (default: %(default)s)')
     parser.add_argument('--lesson-merges', type=int, default=20,
                         help='merges for the lesson algorithm (default: %(default)s)')

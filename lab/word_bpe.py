@@ -93,7 +93,8 @@ def decode(vocab, merges, ids):
 
 def main():
     parser = argparse.ArgumentParser(prog='python3 -m lab.word_bpe', description=__doc__.splitlines()[0])
-    parser.add_argument('file', nargs='?', type=Path, default=TRAIN, help='training text (default: %(default)s)')
+    parser.add_argument('file', nargs='?', type=Path, default=TRAIN,
+                        help='training text (default: data/train.txt)')
     parser.add_argument('--merges', type=int, default=120, help='merges to learn (default: %(default)s)')
     args = parser.parse_args()
     if args.merges < 0:

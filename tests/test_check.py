@@ -51,14 +51,16 @@ class ProblemTest(unittest.TestCase):
         for bad in [[[1, 2]], [[1, 2], 28, 0], [[1], 28], [[1, 2, 3], 28], [[1.0, 2], 28],
                     [[1, True], 28], [['1', 2], 28], [1, 2, 28], [[1, 2], None], '[[1, 2], 28]']:
             with self.subTest(bad=bad):
-                self.assert_problem(damaged(lambda s: s['merges'].__setitem__(0, bad)), 'not [[a, b], new_id]')
+                state = damaged(lambda s, bad=bad: s['merges'].__setitem__(0, bad))
+                self.assert_problem(state, 'not [[a, b], new_id]')
 
     def test_new_ids_are_consecutive_up_to_the_end_of_vocab(self):
         self.assert_problem(damaged(lambda s: s['merges'][3].__setitem__(1, 40)), 'the next id is 31')
 
     def test_a_merge_joins_only_ids_that_exist_before_it(self):
         for a, b in [(-1, 2), (2, 28), (99, 2)]:
-            self.assert_problem(damaged(lambda s: s['merges'][0].__setitem__(0, [a, b])), 'only ids 0 to 27')
+            state = damaged(lambda s, pair=[a, b]: s['merges'][0].__setitem__(0, pair))
+            self.assert_problem(state, 'only ids 0 to 27')
 
     def test_the_new_piece_is_the_two_pieces_joined(self):
         self.assert_problem(damaged(lambda s: s['vocab'].__setitem__(30, 'A:')), "makes 'A: '")

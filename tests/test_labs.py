@@ -35,7 +35,8 @@ class WordBpeTest(unittest.TestCase):
         for _, new in merges:
             piece = vocab[new]
             self.assertFalse(any(ch.isspace() for ch in piece), piece)
-            self.assertNotIn(word_bpe.END, piece[:-len(word_bpe.END)] if piece.endswith(word_bpe.END) else piece)
+            inside = piece[:-len(word_bpe.END)] if piece.endswith(word_bpe.END) else piece
+            self.assertNotIn(word_bpe.END, inside)  # the marker only ever ends a piece
 
     def test_ties_go_to_the_pair_that_sorts_first(self):
         # 'y z' and 'a b' both occur twice and 'y z' comes first, but ('a', 'b') sorts first
@@ -110,7 +111,8 @@ class NormalizeTest(unittest.TestCase):
 
     def test_a_file_with_nfd_lines_fails_and_names_them(self):
         root = copy_project(self)
-        (root / 'nfd.txt').write_text('fine\n' + unicodedata.normalize('NFD', '한국어\n'), encoding='utf-8')
+        nfd = unicodedata.normalize('NFD', '한국어\n')
+        (root / 'nfd.txt').write_text('fine\n' + nfd, encoding='utf-8')
         done = run(root, '-m', 'lab.normalize', 'nfd.txt')
         self.assertEqual(done.returncode, 1)
         self.assertIn('NOT NFC: line 2', done.stdout)
@@ -124,8 +126,9 @@ class CompressionTest(unittest.TestCase):
         self.assertEqual(compression.percentile([7], 99), 7)
 
     def test_kinds_of_line(self):
-        for line, kind in [('안녕하세요', 'Korean'), ('see https://x.org/a', 'URLs'), ('    return x', 'code'),
-                           ('def f(x):', 'code'), ('in 2024 we grew', 'numbers'), ('a plain line; really', 'other')]:
+        for line, kind in [('안녕하세요', 'Korean'), ('see https://x.org/a', 'URLs'),
+                           ('    return x', 'code'), ('def f(x):', 'code'), ('in 2024 we grew', 'numbers'),
+                           ('a plain line; really', 'other')]:
             self.assertEqual(compression.kind_of(line), kind, line)
 
     def test_a_tokenizer_trained_on_english_spends_more_tokens_on_korean(self):
@@ -296,7 +299,8 @@ class EveryLabTest(unittest.TestCase):
         for name in LABS + ['check', 'fast_bpe', 'speed', 'export_hf']:
             with self.subTest(name):
                 done = run(root, f'lab/{name}.py')
-                self.assertEqual(done.stderr, f'run this lab from the project folder as: python3 -m lab.{name}\n')
+                hint = f'run this lab from the project folder as: python3 -m lab.{name}\n'
+                self.assertEqual(done.stderr, hint)
 
 
 if __name__ == '__main__':
