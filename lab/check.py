@@ -52,7 +52,8 @@ def problem_with(state):
     for n, m in enumerate(merges):
         new = first + n
         if not is_merge(m):
-            return f'merges[{n}] is {m!r}, not [[a, b], new_id] with whole numbers'
+            shown = json.dumps(m, ensure_ascii=False, default=repr)  # as the file has it: true, not True
+            return f'merges[{n}] is {shown}, not [[a, b], new_id] with whole numbers'
         (a, b), made = m
         if made != new:
             return f'merges[{n}] makes id {made}, but the next id is {new}'
