@@ -9,8 +9,8 @@ bytes per token, the share of unknown ids, and tokens per line at the 50th, 95th
 
 With no FILE it uses two small samples written for this lab, one English and one
 Korean, and a tokenizer trained on the English one plus a single Korean sentence: a
-tokenizer learns the language it sees most. English comes out at several characters
-a token; Korean at about one, and most of its characters are unknown.
+tokenizer learns the language it sees most. English comes out at over two characters
+a token; Korean at about one, and a quarter of its tokens are unknown characters.
 
 Try next: run it on data/mixed.txt, then train on that file (lab.fast_bpe --data
 data/mixed.txt) and run it again.
