@@ -109,6 +109,8 @@ def train(text, count, progress=None):
         merges.append([[a, b], new])
         made = {}  # pairs that hold the new token: all of them are new
 
+        # The updates for the left and the right neighbour are written out in full, not
+        # shared through a function: a call per occurrence cost a third of the run time.
         for i in sorted(where.pop(pair)):
             j = nxt[i]
             if tokens[i] != a or j < 0 or tokens[j] != b:

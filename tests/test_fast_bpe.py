@@ -1,7 +1,9 @@
 """lab.fast_bpe gives exactly what tokenizer.BPE gives: the same merges, the same ids."""
+import io
 import json
 import random
 import unittest
+from unittest import mock
 
 from lab import fast_bpe
 from tests.project import ROOT, copy_project, run
@@ -50,6 +52,24 @@ class SameResultTest(unittest.TestCase):
                   [[[1, 2], 4], [[2, 3], 5], [[4, 3], 6], [[1, 5], 7]])
         for text in ['abc', 'abcabc', 'bcabc', 'aabcc']:
             self.assertEqual(fast_bpe.encode(tok, text), tok.encode(text))
+
+
+class ProgressTest(unittest.TestCase):
+    def test_redraws_at_most_four_times_a_second_and_always_at_the_end(self):
+        clock = [100.0]
+        with mock.patch.object(fast_bpe.time, 'monotonic', lambda: clock[0]), \
+                mock.patch.object(fast_bpe.sys, 'stderr', io.StringIO()) as err:
+            progress = fast_bpe.show_progress(started=99.0)
+            progress(1, 10)      # drawn
+            progress(2, 10)      # same instant: skipped
+            clock[0] += 0.3
+            progress(3, 10)      # drawn
+            progress(10, 10)     # the last one is always drawn
+        lines = err.getvalue().split('\r')[1:]
+        self.assertEqual(len(lines), 3)
+        self.assertIn('merges 3/10', lines[1])
+        self.assertIn('s left', lines[1])
+        self.assertIn('merges 10/10', lines[2])
 
 
 class CommandLineTest(unittest.TestCase):
