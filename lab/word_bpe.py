@@ -71,7 +71,8 @@ def train(text, count):
 
 def encode(vocab, merges, text):
     """Ids of text: each word's symbols, then the merges in the order learned."""
-    index = {piece: i for i, piece in enumerate(vocab) if len(piece) == 1 or piece == END}
+    # the base symbols only: a merge may spell out '</w>' from a text's own '<', '/', 'w', '>'
+    index = {piece: i for i, piece in enumerate(vocab[:len(vocab) - len(merges)])}
     done, ids = {}, []
     for word in words(text):
         if word not in done:

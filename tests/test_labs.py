@@ -30,6 +30,12 @@ class WordBpeTest(unittest.TestCase):
         vocab, merges = word_bpe.train(text * 3, 50)
         self.assertEqual(word_bpe.decode(vocab, merges, word_bpe.encode(vocab, merges, text)), text)
 
+    def test_a_text_that_spells_the_marker_still_round_trips(self):
+        text = 'a</w> b</w> c</w> d</w>\n' * 20
+        vocab, merges = word_bpe.train(text, 40)
+        self.assertIn('</w>', [vocab[new] for _, new in merges])  # made from '<' '/' 'w' '>'
+        self.assertEqual(word_bpe.decode(vocab, merges, word_bpe.encode(vocab, merges, text)), text)
+
     def test_merges_stay_inside_words(self):
         vocab, merges = word_bpe.train(MIXED, 200)
         for _, new in merges:
