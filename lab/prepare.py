@@ -46,12 +46,14 @@ def documents(text):
 def split_at_document(lengths, share):
     """How many documents go to train: the boundary nearest to share of all tokens,
     leaving at least one document on each side when there are two or more."""
-    total, running, best = sum(lengths), 0, 1
+    if len(lengths) < 2:
+        return len(lengths)
+    goal, running, best, distance = share * sum(lengths), 0, 1, float('inf')
     for n, length in enumerate(lengths[:-1], 1):
         running += length
-        if abs(running - share * total) < abs(sum(lengths[:best]) - share * total):
-            best = n
-    return best if len(lengths) > 1 else len(lengths)
+        if abs(running - goal) < distance:
+            best, distance = n, abs(running - goal)
+    return best
 
 
 def id_type(vocab_size):
