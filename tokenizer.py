@@ -97,7 +97,7 @@ def save(data, path):
         tmp.unlink(missing_ok=True)
 
 
-def read_merges(path=SETTINGS):
+def read_merge_count(path=SETTINGS):
     try:
         settings = json.loads(read_text(path, 'write {"merges": 12} in it'))
     except json.JSONDecodeError as e:  # check
@@ -109,7 +109,7 @@ def read_merges(path=SETTINGS):
 
 
 def main():
-    count = read_merges()
+    count = read_merge_count()
     text = read_text(TRAIN, 'put your training text there')
     tok = BPE.train(text, count)
     save(json.dumps(tok.state(), ensure_ascii=False) + '\n', SAVED)

@@ -44,7 +44,7 @@ from pathlib import Path
 if not __package__:  # run as python3 lab/fast_bpe.py: then tokenizer cannot be imported
     sys.exit('run this lab from the project folder as: python3 -m lab.fast_bpe')
 
-from tokenizer import BPE, SAVED, TRAIN, UNKNOWN, read_merges, read_text, save
+from tokenizer import BPE, SAVED, TRAIN, UNKNOWN, read_merge_count, read_text, save
 
 
 def link_lines(text, chars):
@@ -228,7 +228,7 @@ def main():
     args = parser.parse_args()
     if args.merges is not None and args.merges < 0:
         parser.error('--merges must be 0 or more')
-    count = read_merges() if args.merges is None else args.merges
+    count = read_merge_count() if args.merges is None else args.merges
     text = read_text(args.data, 'give a UTF-8 text file with --data')
     interactive = sys.stderr.isatty()
     tok = train(text, count, show_progress(time.monotonic()) if interactive else None)
