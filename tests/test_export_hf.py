@@ -16,6 +16,7 @@ except ImportError:  # optional: .ci/run installs it so that the differential te
     tokenizers = None
 
 TEXT = (ROOT / 'data' / 'train.txt').read_text(encoding='utf-8')
+MIXED = (ROOT / 'data' / 'mixed.txt').read_text(encoding='utf-8')  # Korean, code, URLs, numbers
 # 'abc' is made twice, as 'ab' + 'c' and as 'a' + 'bc': a sound state, but not a string-to-id map
 TWICE = {'vocab': ['\ufffd', 'a', 'b', 'c', 'ab', 'bc', 'abc', 'abc'],
          'merges': [[[1, 2], 4], [[2, 3], 5], [[4, 3], 6], [[1, 5], 7]]}
@@ -24,7 +25,8 @@ TWICE = {'vocab': ['\ufffd', 'a', 'b', 'c', 'ab', 'bc', 'abc', 'abc'],
 def trained_tokenizers():
     """(name, BPE, texts to try): the default data and seeded random texts."""
     rng = random.Random(5)
-    yield 'default', BPE.train(TEXT, 48), [TEXT, 'Q: hi\nA: ', 'Cat 안녕 😀\n', '']
+    yield 'default', BPE.train(TEXT, 48), [TEXT, 'Q: hi\nA: ', 'Cat 안녕 😀\n', '', MIXED]
+    yield 'mixed', fast_bpe.train(MIXED, 300), [MIXED, TEXT, MIXED[::-1]]
     for n, text in enumerate(fuzz_texts(60, seed=5)):
         probes = [text] + [''.join(rng.choice(text + 'Z\n ') for _ in range(50)) for _ in range(3)]
         yield f'random {n}', fast_bpe.train(text, rng.choice([1, 5, 30, 300])), probes
