@@ -26,6 +26,7 @@ if not __package__:  # run as python3 lab/compression.py: then tokenizer cannot 
 
 from lab import fast_bpe
 from lab.check import load
+from lab.normalize import HANGUL
 from lab.show import table
 from tokenizer import SAVED, read_text
 
@@ -41,7 +42,7 @@ KOREAN = """강은 오래된 방앗간 옆을 흘렀고, 아이들은 그 길을
 """
 SAMPLE_MERGES = 100
 KINDS = [  # the first that matches names the line
-    ('Korean', re.compile('[\u1100-\u11ff\u3130-\u318f\uac00-\ud7a3]')),
+    ('Korean', HANGUL),
     ('URLs', re.compile(r'https?://|www\.')),
     ('code', re.compile(r'^\s{2,}\S|[{}]|;$|^\s*(def|class|import|return|for|if)\b|==|\w\(.*\)')),
     ('numbers', re.compile(r'\d')),
