@@ -36,6 +36,7 @@ from tokenizer import BPE, HERE, TRAIN, save, read_text
 SPECIAL = ['<pad>', '<unk>', '<bos>', '<eos>']
 FIRST_BYTE = len(SPECIAL)          # byte b has id 4 + b
 FIRST_MERGE = FIRST_BYTE + 256     # 260
+SHIFT = FIRST_BYTE - 1            # byte b is id 1 + b in the character-level BPE, 4 + b here
 SAVED = HERE / 'data' / 'byte_tokenizer.json'
 SAMPLES = ['Q: hi\nA: ', 'cat', '안녕', '😀']
 
@@ -56,14 +57,14 @@ def train(text, vocab_size):
 
 def as_char_tokenizer(merges):
     """The same merges as a tokenizer.BPE over byte characters, to encode with."""
-    vocab = ['\ufffd'] + [chr(b) for b in range(256)]  # id 1 + b: contract id - 3
+    vocab = ['\ufffd'] + [chr(b) for b in range(256)]  # byte b at id 1 + b
     for (a, b), _ in merges:
-        vocab.append(vocab[a - 3] + vocab[b - 3])
-    return BPE(vocab, [[[a - 3, b - 3], new - 3] for (a, b), new in merges])
+        vocab.append(vocab[a - SHIFT] + vocab[b - SHIFT])
+    return BPE(vocab, [[[a - SHIFT, b - SHIFT], new - SHIFT] for (a, b), new in merges])
 
 
 def encode(merges, text):
-    return [i + 3 for i in fast_bpe.encode(as_char_tokenizer(merges), as_chars(text))]
+    return [i + SHIFT for i in fast_bpe.encode(as_char_tokenizer(merges), as_chars(text))]
 
 
 def pieces(merges):
