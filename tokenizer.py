@@ -1,17 +1,10 @@
-"""A character-level BPE tokenizer: the one you type in this step of the XSLM course.
-
-BPE starts with one token per character, then again and again joins the most frequent
-pair of neighbouring tokens into a new token. `python3 tokenizer.py` learns the number
-of merges in settings.json from data/train.txt and saves them to data/tokenizer.json.
-"""
+"""Character-level BPE, typed in the XSLM course: start with one token per character, then
+again and again join the most frequent pair of neighbouring tokens into a new token.
+Lines marked "check" catch mistakes and say how to fix them: you may skip them."""
 import json
 import os
 import sys
 from pathlib import Path
-
-UNKNOWN = '\ufffd'  # id 0: every character the training text did not have
-HERE = Path(__file__).resolve().parent  # so the files are found from any folder
-SETTINGS, TRAIN, SAVED = HERE / 'settings.json', HERE / 'data/train.txt', HERE / 'data/tokenizer.json'
 
 
 def merge(ids, pair, new_id):
@@ -36,7 +29,9 @@ class BPE:
 
     @classmethod
     def train(cls, text, count):
-        vocab = [UNKNOWN] + sorted(set(text) - {UNKNOWN})
+        if not isinstance(text, str) or type(count) is not int or count < 0:  # check
+            raise TypeError('train(text, count) takes a str and a whole number >= 0')
+        vocab = ['\ufffd'] + sorted(set(text) - {'\ufffd'})  # id 0: any character not in text
         merges = []
         ids = cls(vocab, merges).encode(text)
         for _ in range(count):
@@ -56,14 +51,17 @@ class BPE:
         return cls(vocab, merges)
 
     def encode(self, text):
+        if not isinstance(text, str):  # check: bytes or a list would become unknown ids
+            raise TypeError(f'encode takes a str, not {type(text).__name__}')
         ids = [self.chars.get(ch, 0) for ch in text]
         for pair, new_id in self.merges:  # in the learned order: later merges build on earlier ones
             ids = merge(ids, pair, new_id)
         return ids
 
     def decode(self, ids):
-        for i in ids:  # refuse -1 too, which Python would quietly read as the last token
-            if type(i) is not int or not 0 <= i < len(self.vocab):
+        ids = list(ids)  # check: the loop below would use up a generator
+        for i in ids:  # check: -1 too, which Python would quietly read as the last token
+            if isinstance(i, bool) or not hasattr(i, '__index__') or not 0 <= i < len(self.vocab):
                 raise ValueError(f'id {i!r} is not in this vocabulary of {len(self.vocab)} tokens')
         return ''.join(self.vocab[i] for i in ids)
 
@@ -71,53 +69,66 @@ class BPE:
         return {'vocab': self.vocab, 'merges': self.merges}
 
 
-# Files. Lines marked "check" turn a user's mistake into one clear line: you may skip them.
-def read_text(path, fix):
+HERE = Path(__file__).resolve().parent  # python3 tokenizer.py uses the files beside it,
+HERE = HERE if (HERE / 'settings.json').exists() else Path.cwd()  # or, pip installed, yours
+
+
+def read_text(path, fix, limit=-1):
+    if os.path.exists(path) and not os.path.isfile(path):  # check: a device or a pipe never ends
+        raise ValueError(f'{path} is not a regular file: {fix}')
     try:
-        data = Path(path).read_bytes()
-        if not data:  # check
-            raise ValueError(f'{path} is empty: {fix}')
-        return data.decode('utf-8')
+        with open(path, 'rb') as f:
+            data = f.read(limit)
+        text = data.decode('utf-8-sig')  # -sig: leave out the byte order mark Notepad may write
     except OSError as e:
         raise ValueError(f'cannot read {path} ({e.strerror}): {fix}') from None
     except UnicodeDecodeError as e:  # check: say where, so the user can find it
         line, byte = data.count(b'\n', 0, e.start) + 1, data[e.start]
         raise ValueError(f'{path} is not UTF-8 (byte 0x{byte:02x}, line {line}): save it as UTF-8') from None
+    if not text or len(data) == limit:  # check
+        raise ValueError(f'{path} is {"empty" if not text else "too large"}: {fix}')
+    if '\x00' in text:  # check: UTF-16 read as UTF-8 has a NUL beside every letter
+        raise ValueError(f'{path} holds NUL characters, so it looks like UTF-16: save it as UTF-8')
+    return text.replace('\r\n', '\n').replace('\r', '\n')  # as Path.read_text reads text
 
 
-def save(data, path):
-    """Write text or bytes to a temporary file, then rename it: a crash never leaves half a file."""
-    tmp = path.with_name(path.name + '.tmp')
+def read_merge_count(path):
+    def once(pairs):  # check: in {"merges": 5, "merges": 12} which one is meant?
+        return dict(pairs) if len(dict(pairs)) == len(pairs) else None
+    raw = read_text(path, 'write {"merges": 12} in it', 4096)
     try:
-        tmp.write_bytes(data.encode('utf-8') if isinstance(data, str) else data)
+        settings = json.loads(raw, object_pairs_hook=once)
+    except (ValueError, RecursionError) as e:  # check: not JSON, or nested too deeply
+        raise ValueError(f'{path} is not valid JSON ({e}): write {{"merges": 12}} in it') from None
+    count = settings.get('merges') if isinstance(settings, dict) else None
+    if type(count) is not int or count < 0:  # check: refuses "12", -1, 1.5, true and a key twice
+        raise ValueError(f'{path}: write "merges" once, as a whole number >= 0: {{"merges": 12}}')
+    return count
+
+
+def save(text, path):  # check: a file of this process's own, on disk, renamed: never half a file
+    tmp = path.with_name(f'.{path.name}.{os.getpid()}.tmp')
+    try:
+        with open(tmp, 'w', encoding='utf-8') as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
         os.replace(tmp, path)
-    except OSError as e:  # check
+    except OSError as e:
         raise ValueError(f'cannot write {path} ({e.strerror})') from None
     finally:
         tmp.unlink(missing_ok=True)
 
 
-def read_merge_count(path=SETTINGS):
-    try:
-        settings = json.loads(read_text(path, 'write {"merges": 12} in it'))
-    except json.JSONDecodeError as e:  # check
-        raise ValueError(f'{path} is not valid JSON ({e}): write {{"merges": 12}} in it') from None
-    count = settings.get('merges') if isinstance(settings, dict) else None
-    if type(count) is not int or count < 0:  # check: refuses "12", -1, 1.5 and true
-        raise ValueError(f'{path}: "merges" must be a whole number >= 0, as in {{"merges": 12}}')
-    return count
-
-
 def main():
-    count = read_merge_count()
-    text = read_text(TRAIN, 'put your training text there')
+    count = read_merge_count(HERE / 'settings.json')
+    text = read_text(HERE / 'data/train.txt', 'put your training text there')
     tok = BPE.train(text, count)
-    save(json.dumps(tok.state(), ensure_ascii=False) + '\n', SAVED)
     print('vocab:', len(tok.vocab), 'merges:', len(tok.merges))
     if len(tok.merges) < count:
         print(f'(asked for {count} merges; no pair occurs twice after {len(tok.merges)})')
-    ok = tok.decode(tok.encode(text)) == text
-    print('roundtrip:', 'OK' if ok else 'FAILED', tok.encode('Q: hi\nA: '))
+    print('roundtrip:', 'OK' if tok.decode(tok.encode(text)) == text else 'FAILED', tok.encode('Q: hi\nA: '))
+    save(json.dumps(tok.state(), ensure_ascii=False) + '\n', HERE / 'data/tokenizer.json')
 
 
 if __name__ == '__main__':
@@ -125,5 +136,5 @@ if __name__ == '__main__':
         main()
     except ValueError as e:  # a mistake in the user's files: one line, no traceback
         sys.exit(f'tokenizer.py: {e}')
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # check: the save comes last, and is all or nothing
         sys.exit('tokenizer.py: interrupted; data/tokenizer.json is as it was')

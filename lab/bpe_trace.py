@@ -1,30 +1,45 @@
-"""Watch BPE learn: train on 'low lower lowest' with 4 merges and print the text after each one.
+"""Watch BPE learn: train on a short text and print the sequence after each merge.
 
-Each line shows the pair that was merged, the sequence with tokens joined by '|',
-and how many tokens remain. Try another word list or more merges in the REPL:
-    from lab.bpe_trace import trace; trace('low lower newest widest', 8)
+    python3 -m lab.bpe_trace [TEXT] [--merges N]
+
+Each line shows the pair that was merged, the sequence with its tokens joined by '|',
+and how many tokens remain. With no arguments: the lesson's 'low lower lowest' and
+4 merges.
+
+Try next: python3 -m lab.bpe_trace 'low lower newest widest' --merges 8
 """
 import sys
 
 if not __package__:  # run as python3 lab/bpe_trace.py: then tokenizer cannot be imported
     sys.exit('run this lab from the project folder as: python3 -m lab.bpe_trace')
 
+from lab import common
 from tokenizer import BPE, merge
 
 
-def show(tok, ids):
-    return '|'.join(tok.vocab[i] for i in ids) + f' {len(ids)}'
+def pieces(tok, ids):
+    return '|'.join(common.shown(tok.vocab[i]) for i in ids) + f' {len(ids)}'
 
 
 def trace(text, count):
     """Train on text, then replay the learned merges one at a time, printing each step."""
     tok = BPE.train(text, count)
     ids = BPE(tok.vocab, []).encode(text)
-    print('start:', show(tok, ids))
+    print('start:', pieces(tok, ids))
     for (a, b), new_id in tok.merges:
         ids = merge(ids, (a, b), new_id)
-        print(f'{tok.vocab[a]!r} + {tok.vocab[b]!r} ->', show(tok, ids))
+        print(f'{tok.vocab[a]!r} + {tok.vocab[b]!r} ->', pieces(tok, ids))
+
+
+def main():
+    parser = common.parser(__doc__)
+    parser.add_argument('text', nargs='?', default='low lower lowest', metavar='TEXT',
+                        help="the text to learn from (default: 'low lower lowest')")
+    parser.add_argument('--merges', type=common.whole_number, default=4, metavar='N',
+                        help='merges to learn (default: 4)')
+    args = parser.parse_args()
+    trace(args.text, args.merges)
 
 
 if __name__ == '__main__':
-    trace('low lower lowest', 4)
+    common.run(main)

@@ -1,6 +1,6 @@
 """Byte-level BPE: no unknown characters, ever, because every text is made of bytes.
 
-    python3 -m lab.byte_bpe [FILE] [--vocab-size N]
+    python3 -m lab.byte_bpe [FILE] [--vocab-size N] [--out PATH] [--force]
 
 The character-level tokenizer knows only the characters of its training text: 'C',
 '안' and '😀' all become id 0. A byte-level tokenizer starts from the 256 byte values
@@ -14,13 +14,13 @@ seen first, the newline byte stays a token of its own, stop when the best pair o
 fewer than 2 times): the text's bytes are spelled as the characters U+0000-U+00FF,
 trained with lab.fast_bpe, and renumbered into the contract. decode() joins the
 bytes of every id and decodes UTF-8 once, at the end, since one character's bytes
-may be split across tokens. The tokenizer is saved to data/byte_tokenizer.json and
-loaded back.
+may be split across tokens. The tokenizer is saved to PATH (default
+data/byte_tokenizer.json) and loaded back.
 
 Try next: train on data/mixed.txt and compare how many tokens Korean costs here and
-in the character-level tokenizer.
+in the character-level tokenizer:
+    python3 -m lab.byte_bpe data/mixed.txt --vocab-size 400
 """
-import argparse
 import json
 import sys
 from pathlib import Path
@@ -28,16 +28,14 @@ from pathlib import Path
 if not __package__:  # run as python3 lab/byte_bpe.py: then tokenizer cannot be imported
     sys.exit('run this lab from the project folder as: python3 -m lab.byte_bpe')
 
-from lab import fast_bpe
-from lab.check import read_json
-from lab.show import table
-from tokenizer import BPE, HERE, TRAIN, save, read_text
+from lab import common, fast_bpe
+from tokenizer import BPE
 
 SPECIAL = ['<pad>', '<unk>', '<bos>', '<eos>']
 FIRST_BYTE = len(SPECIAL)          # byte b has id 4 + b
 FIRST_MERGE = FIRST_BYTE + 256     # 260
 SHIFT = FIRST_BYTE - 1            # byte b is id 1 + b in the character-level BPE, 4 + b here
-SAVED = HERE / 'data' / 'byte_tokenizer.json'
+OUT = Path('data/byte_tokenizer.json')
 SAMPLES = ['Q: hi\nA: ', 'cat', '안녕', '😀']
 
 
@@ -90,7 +88,7 @@ def to_json(merges):
 
 def from_json(path):
     """Merges read back from a saved byte tokenizer, checked against the contract."""
-    state = read_json(path, 'run python3 -m lab.byte_bpe to make it')
+    state = common.read_json(path, 'run python3 -m lab.byte_bpe to make it')
     merges = state.get('merges') if isinstance(state, dict) else None
     ok = isinstance(merges, list) and state.get('special') == SPECIAL and all(
         isinstance(m, list) and len(m) == 2 and isinstance(m[0], list) and len(m[0]) == 2
@@ -102,31 +100,39 @@ def from_json(path):
 
 
 def main():
-    parser = argparse.ArgumentParser(prog='python3 -m lab.byte_bpe', description=__doc__.splitlines()[0])
-    parser.add_argument('file', nargs='?', type=Path, default=TRAIN,
-                        help='training text (default: data/train.txt)')
-    parser.add_argument('--vocab-size', type=int, default=300, help='ids to reach (default: %(default)s)')
+    parser = common.parser(__doc__)
+    parser.add_argument('file', nargs='?', type=Path, default=common.TRAIN, metavar='FILE',
+                        help='the text to train on (default: data/train.txt)')
+    parser.add_argument('--vocab-size', type=common.whole_number, default=300, metavar='N',
+                        help=f'ids in all: {FIRST_MERGE} fixed ones, then one per merge (default: 300, '
+                             f'that is {300 - FIRST_MERGE} merges)')
+    parser.add_argument('--out', type=Path, default=OUT, metavar='PATH',
+                        help='where to save it (default: data/byte_tokenizer.json)')
+    parser.add_argument('--force', action='store_true', help='replace PATH even if it is not a byte tokenizer')
     args = parser.parse_args()
     if args.vocab_size < FIRST_MERGE:
         parser.error(f'--vocab-size must be at least {FIRST_MERGE}: 4 special ids and 256 bytes')
-    text = read_text(args.file, 'give a UTF-8 text file')
+    common.check_out(args.out, 'byte tokenizer', common.json_with('special', 'merges'),
+                     inputs=[args.file], force=args.force)
+    text = common.read_text(args.file)
     merges = train(text, args.vocab_size)
-    save(to_json(merges), SAVED)
-    merges = from_json(SAVED)
+    common.save(to_json(merges), args.out)
+    merges = from_json(args.out)
     made = pieces(merges)
-    print(f'byte-level BPE on {args.file.name}: {len(text.encode("utf-8")):,} bytes, '
+    name = common.shown(args.file.name)
+    print(f'byte-level BPE on {name}: {len(text.encode("utf-8")):,} bytes, '
           f'vocab {FIRST_MERGE + len(merges)} ({len(merges)} merges)')
     print('ids: <pad>=0 <unk>=1 <bos>=2 <eos>=3, bytes 4-259, merges 260-'
           f'{FIRST_MERGE + len(merges) - 1}')
-    print('first merges:', '  '.join(f'{made[new].decode("utf-8", "replace")!r}' for _, new in merges[:8]))
+    print(('first merges: ' + '  '.join(f'{made[new].decode("utf-8", "replace")!r}' for _, new in merges[:8]))[:80])
 
     ids = encode(merges, text)
     if decode(merges, ids) != text:
-        sys.exit(f'lab.byte_bpe: round trip of {args.file} FAILED')
+        raise ValueError(f'round trip of {args.file} FAILED')
     char_tok = fast_bpe.train(text, len(merges))
-    print(f'round trip of {args.file.name}: OK, {len(ids):,} tokens '
+    print(f'round trip of {name}: OK, {len(ids):,} tokens '
           f'(character-level, {len(char_tok.merges)} merges: {len(fast_bpe.encode(char_tok, text)):,})')
-    print(f'saved {SAVED.relative_to(HERE)} and loaded it back\n')
+    print(f'saved {common.shown(str(args.out))} and loaded it back\n')
 
     rows = [('text', 'bytes', 'byte ids', 'tokens', 'back', 'char-level tokens')]
     for sample in SAMPLES:
@@ -136,13 +142,10 @@ def main():
         rows.append((repr(sample), str(len(sample.encode('utf-8'))), ' '.join(map(str, sample_ids)),
                      str(len(sample_ids)), 'OK' if decode(merges, sample_ids) == sample else 'FAILED',
                      f'{len(char_ids)} ({unknown} unknown)' if unknown else str(len(char_ids))))
-    print(table(rows, right={1, 3}))
+    print(common.table(rows, right={1, 3}))
     if any(row[4] != 'OK' for row in rows[1:]):
-        sys.exit('lab.byte_bpe: a sample did not round-trip')
+        raise ValueError('a sample did not round-trip')
 
 
 if __name__ == '__main__':
-    try:
-        main()
-    except ValueError as e:
-        sys.exit(f'lab.byte_bpe: {e}')
+    common.run(main)

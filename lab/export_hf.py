@@ -1,6 +1,6 @@
 """Export to the Hugging Face `tokenizers` format: same vocab, same merges, same ids.
 
-    python3 -m lab.export_hf [--tokenizer data/tokenizer.json] [--out data/tokenizer.hf.json]
+    python3 -m lab.export_hf [--tokenizer PATH] [--out PATH] [--force]
 
 Our tokenizer.json holds what every BPE tokenizer.json holds: a vocabulary and the
 merges in the order they were learned. The Hugging Face file only wraps them in more
@@ -15,20 +15,22 @@ Then, with `pip install tokenizers`:
     from tokenizers import Tokenizer
     tok = Tokenizer.from_file('data/tokenizer.hf.json')
     tok.encode('Q: hi\\nA: ').ids    # the ids python3 tokenizer.py printed
+
+Try next: export a tokenizer trained on data/mixed.txt and compare the ids of a few
+Korean lines in both libraries.
 """
-import argparse
 import json
-import os
 import sys
 from pathlib import Path
 
 if not __package__:  # run as python3 lab/export_hf.py: then tokenizer cannot be imported
     sys.exit('run this lab from the project folder as: python3 -m lab.export_hf')
 
-from lab.check import load, problem_with, read_json
-from tokenizer import BPE, HERE, SAVED, UNKNOWN, save
+from lab import common
+from lab.common import UNKNOWN, problem_with
+from tokenizer import BPE
 
-OUT = HERE / 'data' / 'tokenizer.hf.json'
+OUT = Path('data/tokenizer.hf.json')
 
 
 def to_hf(tok):
@@ -78,21 +80,23 @@ def from_hf(data):
 
 
 def main():
-    parser = argparse.ArgumentParser(prog='python3 -m lab.export_hf',
-                                     description='Write the tokenizer in the Hugging Face format.')
-    parser.add_argument('--tokenizer', type=Path, default=SAVED, help='ours (default: data/tokenizer.json)')
-    parser.add_argument('--out', type=Path, default=OUT, help='to write (default: data/tokenizer.hf.json)')
+    parser = common.parser(__doc__)
+    parser.add_argument('--tokenizer', type=Path, default=common.SAVED, metavar='PATH',
+                        help='the tokenizer to export (default: data/tokenizer.json)')
+    parser.add_argument('--out', type=Path, default=OUT, metavar='PATH',
+                        help='where to write it (default: data/tokenizer.hf.json)')
+    parser.add_argument('--force', action='store_true',
+                        help='replace PATH even if it is not a Hugging Face tokenizer file')
     args = parser.parse_args()
-    tok = load(args.tokenizer)
-    save(json.dumps(to_hf(tok), ensure_ascii=False, indent=2) + '\n', args.out)
-    from_hf(read_json(args.out, 'run python3 -m lab.export_hf again'))  # it reads back
-    out = os.path.relpath(args.out)
+    common.check_out(args.out, 'Hugging Face tokenizer file', common.json_with('model'),
+                     inputs=[args.tokenizer], force=args.force)
+    tok = common.load_tokenizer(args.tokenizer)
+    common.save(json.dumps(to_hf(tok), ensure_ascii=False, indent=2) + '\n', args.out)
+    from_hf(common.read_json(args.out, 'run python3 -m lab.export_hf again'))  # it reads back
+    out = common.shown(str(args.out))
     print(f'wrote {out}: {len(tok.vocab)} tokens, {len(tok.merges)} merges')
     print(f"load it with: tokenizers.Tokenizer.from_file('{out}')")
 
 
 if __name__ == '__main__':
-    try:
-        main()
-    except ValueError as e:
-        sys.exit(f'lab.export_hf: {e}')
+    common.run(main)

@@ -1,6 +1,6 @@
 """Fast BPE: the very same tokenizer as tokenizer.py, trained and applied in seconds.
 
-    python3 -m lab.fast_bpe [--data FILE] [--merges N] [--out FILE]
+    python3 -m lab.fast_bpe [FILE] [--merges N] [--out PATH] [--force]
 
 Why the lesson's version is slow
     Every round, BPE.train counts every pair in the whole text again and rewrites the
@@ -31,9 +31,11 @@ Why the results are identical
 Encoding: a merge can only use tokens made before it, so replaying the merges in order
 is the same as merging, again and again, the neighbouring pair that was learned first
 (leftmost on a tie). Each line keeps a heap of (rank, node); a repeated line is
-encoded once. Try: python3 -m lab.speed, then train on a book of your own.
+encoded once.
+
+Try next: python3 -m lab.speed, then train on a book of your own:
+    python3 -m lab.fast_bpe my-book.txt --merges 5000 --out my-book.json
 """
-import argparse
 import json
 import sys
 import time
@@ -44,7 +46,10 @@ from pathlib import Path
 if not __package__:  # run as python3 lab/fast_bpe.py: then tokenizer cannot be imported
     sys.exit('run this lab from the project folder as: python3 -m lab.fast_bpe')
 
-from tokenizer import BPE, SAVED, TRAIN, UNKNOWN, read_merge_count, read_text, save
+from lab import common
+from tokenizer import BPE
+
+UNKNOWN = '\ufffd'  # id 0, as in BPE.train
 
 
 def link_lines(text, chars):
@@ -220,21 +225,26 @@ def show_progress(started):
 
 
 def main():
-    parser = argparse.ArgumentParser(prog='python3 -m lab.fast_bpe',
-                                     description='Train like python3 tokenizer.py, fast.')
-    parser.add_argument('--data', type=Path, default=TRAIN, help='training text (default: %(default)s)')
-    parser.add_argument('--merges', type=int, help='merges to learn (default: from settings.json)')
-    parser.add_argument('--out', type=Path, default=SAVED, help='where to save (default: %(default)s)')
+    parser = common.parser(__doc__)
+    parser.add_argument('file', nargs='?', type=Path, default=common.TRAIN, metavar='FILE',
+                        help='the text to train on (default: data/train.txt)')
+    parser.add_argument('--merges', type=common.whole_number, metavar='N',
+                        help='merges to learn (default: what settings.json asks for)')
+    parser.add_argument('--out', type=Path, default=common.SAVED, metavar='PATH',
+                        help='where to save the tokenizer (default: data/tokenizer.json)')
+    parser.add_argument('--force', action='store_true', help='replace PATH even if it is not a tokenizer.json')
     args = parser.parse_args()
-    if args.merges is not None and args.merges < 0:
-        parser.error('--merges must be 0 or more')
-    count = read_merge_count() if args.merges is None else args.merges
-    text = read_text(args.data, 'give a UTF-8 text file with --data')
+    count = common.read_merge_count() if args.merges is None else args.merges
+    common.check_out(args.out, 'tokenizer.json', common.json_with('vocab', 'merges'),
+                     inputs=[args.file, common.SETTINGS], force=args.force)
+    text = common.read_text(args.file, 'give a UTF-8 text file')
     interactive = sys.stderr.isatty()
-    tok = train(text, count, show_progress(time.monotonic()) if interactive else None)
-    if interactive:
-        print(file=sys.stderr)
-    save(json.dumps(tok.state(), ensure_ascii=False) + '\n', args.out)
+    try:
+        tok = train(text, count, show_progress(time.monotonic()) if interactive else None)
+    finally:
+        if interactive:
+            print(file=sys.stderr)  # end the progress line, also when Ctrl-C stops it
+    save_tokenizer(tok, args.out)
     print('vocab:', len(tok.vocab), 'merges:', len(tok.merges))
     if len(tok.merges) < count:
         print(f'(asked for {count} merges; no pair occurs twice after {len(tok.merges)})')
@@ -242,10 +252,10 @@ def main():
     print('roundtrip:', 'OK' if ok else 'FAILED', encode(tok, 'Q: hi\nA: '))
 
 
+def save_tokenizer(tok, path):
+    """Save as tokenizer.py saves: the same bytes for the same tokenizer."""
+    common.save(json.dumps(tok.state(), ensure_ascii=False) + '\n', path)
+
+
 if __name__ == '__main__':
-    try:
-        main()
-    except ValueError as e:
-        sys.exit(f'lab.fast_bpe: {e}')
-    except KeyboardInterrupt:
-        sys.exit('lab.fast_bpe: interrupted; nothing was written')
+    common.run(main)

@@ -1,25 +1,26 @@
 """Merge order matters: the same rules applied in another order give other tokens.
 
-    python3 -m lab.merge_order
+    python3 -m lab.merge_order [FILE] [--tokenizer PATH] [--seed N]
 
 First the textbook case: two rules learned as 1) e r and 2) w e, applied to
 'l o w e r _' in both orders. 'e r' first leaves no 'w e' pair to merge; 'w e' first
 takes the 'e' that 'e r' needed. Then the same point on the real tokenizer
-(data/tokenizer.json): encode the training text with its merges shuffled, and the ids
-change, which is why tokenizer.json keeps the merges as a list, in the order learned.
+(data/tokenizer.json): encode FILE (default data/train.txt) with its merges shuffled,
+and the ids change, which is why tokenizer.json keeps the merges as a list, in the
+order learned.
 
 Try next: shuffle with other seeds (--seed N), or train with more merges first; the
 more merges build on each other, the more a shuffle breaks.
 """
-import argparse
 import random
 import sys
+from pathlib import Path
 
 if not __package__:  # run as python3 lab/merge_order.py: then tokenizer cannot be imported
     sys.exit('run this lab from the project folder as: python3 -m lab.merge_order')
 
-from lab.check import load
-from tokenizer import BPE, TRAIN, merge, read_text
+from lab import common
+from tokenizer import BPE, merge
 
 SYMBOLS = ['l', 'o', 'w', 'e', 'r', '_']  # ids 0-5
 RULES = {'e r': ((3, 4), 6), 'w e': ((2, 3), 7)}
@@ -43,33 +44,35 @@ def shuffled(tok, seed):
 
 
 def pieces(tok, ids):
-    return '|'.join(tok.vocab[i] for i in ids).replace('\n', '\\n')
+    return '|'.join(common.shown(tok.vocab[i]) for i in ids)
 
 
 def main():
-    parser = argparse.ArgumentParser(prog='python3 -m lab.merge_order', description=__doc__.splitlines()[0])
-    parser.add_argument('--seed', type=int, default=0, help='seed of the shuffle (default: %(default)s)')
-    seed = parser.parse_args().seed
+    parser = common.parser(__doc__)
+    parser.add_argument('file', nargs='?', type=Path, default=common.TRAIN, metavar='FILE',
+                        help='the text to encode (default: data/train.txt)')
+    parser.add_argument('--tokenizer', type=Path, default=common.SAVED, metavar='PATH',
+                        help='a saved tokenizer (default: data/tokenizer.json)')
+    parser.add_argument('--seed', type=int, default=0, metavar='N', help='seed of the shuffle (default: 0)')
+    args = parser.parse_args()
     print('rules learned: 1) e r  2) w e   on: l o w e r _')
     print('  1 then 2:', apply(['e r', 'w e']))
     print('  2 then 1:', apply(['w e', 'e r']))
 
-    tok = load()
-    text = read_text(TRAIN, 'put your training text there')
-    other = shuffled(tok, seed)
-    lines = [line + '\n' for line in text.split('\n')[:-1]] or [text]
+    tok = common.load_tokenizer(args.tokenizer)
+    text = common.read_text(args.file)
+    other = shuffled(tok, args.seed)
+    lines = [line + '\n' for line in common.lines_of(text)]
     changed = sum(tok.encode(line) != other.encode(line) for line in lines)
-    labels = ['learned order', f'shuffled, seed {seed}']
-    width = max(map(len, labels))
-    print(f'\n{len(tok.merges)} merges of data/tokenizer.json on data/train.txt')
-    for label, t in zip(labels, [tok, other]):
-        print(f'  {label:<{width}}  {len(t.encode(text)):>5} tokens   {pieces(t, t.encode(lines[0]))}')
-    print(f'  {changed} of {len(lines)} lines get other ids')
+    labels = ['learned order', f'shuffled, seed {args.seed}']
+    print(f'\n{len(tok.merges)} merges of {common.shown(args.tokenizer.name)} on {common.shown(args.file.name)}')
+    rows = [[label, f'{len(t.encode(text)):,} tokens', pieces(t, t.encode(lines[0]))[:50]]
+            for label, t in zip(labels, [tok, other])]
+    print(common.table(rows, right={1}))
+    print(f'{changed} of {len(lines)} lines get other ids')
     if not changed:
-        sys.exit(f'lab.merge_order: the shuffle with seed {seed} kept every id; try another --seed')
+        raise ValueError(f'the shuffle with seed {args.seed} kept every id; try another --seed')
+
 
 if __name__ == '__main__':
-    try:
-        main()
-    except ValueError as e:
-        sys.exit(f'lab.merge_order: {e}')
+    common.run(main)

@@ -19,8 +19,6 @@ Try next: make an NFD file with
     python3 -c "import unicodedata; print(unicodedata.normalize('NFD', '한국어'))" > nfd.txt
 and run the lab on it.
 """
-import argparse
-import re
 import sys
 import unicodedata
 from pathlib import Path
@@ -28,18 +26,15 @@ from pathlib import Path
 if not __package__:  # run as python3 lab/normalize.py: then tokenizer cannot be imported
     sys.exit('run this lab from the project folder as: python3 -m lab.normalize')
 
-from lab import fast_bpe
-from lab.show import table
-from tokenizer import TRAIN, read_text
+from lab import common, fast_bpe
 
 SAMPLE = ('한국어 토크나이저는 글자를 조각으로 나눕니다.\n'   # written for this lab
           '정규화를 하지 않으면 같은 글자도 다르게 보입니다.\n')
-HANGUL = re.compile('[\u1100-\u11ff\u3130-\u318f\uac00-\ud7a3]')  # jamo, compatibility jamo, syllables
 MERGES = 20  # enough to learn a few syllable pairs of the sample
 
 
 def korean_lines(text):
-    return ''.join(line + '\n' for line in text.splitlines() if HANGUL.search(line))
+    return ''.join(line + '\n' for line in text.splitlines() if common.HANGUL.search(line))
 
 
 def code_points(text):
@@ -58,36 +53,46 @@ def side_by_side(korean):
 
 
 def main():
-    parser = argparse.ArgumentParser(prog='python3 -m lab.normalize', description=__doc__.splitlines()[0])
-    parser.add_argument('file', nargs='?', type=Path, default=TRAIN,
-                        help='text to check (default: data/train.txt)')
+    parser = common.parser(__doc__)
+    parser.add_argument('file', nargs='?', type=Path, default=common.TRAIN, metavar='FILE',
+                        help='the text to check (default: data/train.txt)')
     path = parser.parse_args().file
-    text = read_text(path, 'give a UTF-8 text file')
+    text = common.read_text(path)
+    name = common.shown(path.name)
 
     korean = korean_lines(text) or SAMPLE
     nfc, nfd, rows = side_by_side(korean)
-    where = f'the Korean lines of {path.name}' if korean is not SAMPLE else 'a built-in Korean sample'
-    print(f'{where}, in both forms (tokens: a tokenizer trained on the NFC form, {MERGES} merges)\n')
-    print(table(rows, right={1, 2, 3, 4}))
+    print(f'{f"the Korean lines of {name}" if korean is not SAMPLE else "a built-in Korean sample"}, '
+          'in both forms')
+    print(f'(tokens: a tokenizer trained on the NFC form, {MERGES} merges)\n')
+    print(common.table(rows, right={1, 2, 3, 4}))
     word = nfc.split()[0]
     print(f'\nfirst word {word!r}:')
-    print(f'  NFC  {code_points(word)}')
-    print(f'  NFD  {code_points(unicodedata.normalize("NFD", word))}')
+    print(f'  NFC  {wrapped(code_points(word), 7)}')
+    print(f'  NFD  {wrapped(code_points(unicodedata.normalize("NFD", word)), 7)}')
     print(f'  they print the same; equal as strings: {nfc == nfd}')
 
-    bad = [n for n, line in enumerate(text.splitlines(), 1) if not unicodedata.is_normalized('NFC', line)]
+    bad = [n for n, line in enumerate(common.lines_of(text), 1) if not unicodedata.is_normalized('NFC', line)]
     if not bad:
-        print(f'\n{path.name}: NFC (unicodedata.is_normalized), {len(text.splitlines())} lines')
+        print(f'\n{name}: NFC (unicodedata.is_normalized), {len(common.lines_of(text))} lines')
         return
-    shown = ', '.join(map(str, bad[:10])) + (f' and {len(bad) - 10} more' if len(bad) > 10 else '')
-    print(f'\n{path.name}: NOT NFC: line {shown}')
+    listed = ', '.join(map(str, bad[:10])) + (f' and {len(bad) - 10} more' if len(bad) > 10 else '')
+    print(f'\n{name}: NOT NFC: line {listed}')
     lines = 'line is' if len(bad) == 1 else 'lines are'
-    sys.exit(f"lab.normalize: {len(bad)} {lines} not NFC in {path}; "
-             "fix with unicodedata.normalize('NFC', text)")
+    raise ValueError(f"{len(bad)} {lines} not NFC in {path}; fix with unicodedata.normalize('NFC', text)")
+
+
+def wrapped(words, indent, columns=80):
+    """Space-separated words broken into lines that fit columns, later lines indented."""
+    lines, line = [], ''
+    for word in words.split():
+        if line and indent + len(line) + 1 + len(word) > columns:
+            lines.append(line)
+            line = word
+        else:
+            line = f'{line} {word}' if line else word
+    return ('\n' + ' ' * indent).join(lines + [line])
 
 
 if __name__ == '__main__':
-    try:
-        main()
-    except ValueError as e:
-        sys.exit(f'lab.normalize: {e}')
+    common.run(main)

@@ -1,22 +1,28 @@
 """Prepare training data for a tiny GPT: the course's next step, in miniature.
 
-    python3 -m lab.prepare [FILE] [--block-size N] [--batch-size N] [--seed N]
+    python3 -m lab.prepare [FILE] [--tokenizer PATH] [--out PATH] [--block-size N]
+                           [--batch-size N] [--seed N] [--force]
 
 1. Split the text into documents: one Q/A pair each when every line is a Q: or A:
    line in turn (the default data), otherwise paragraphs separated by blank lines.
 2. Encode each document with data/tokenizer.json and end it with the newline id, the
    token at which the course's generator stops.
-3. Join them and split 95/5 at a document boundary into data/train.bin and
-   data/val.bin: ids as little-endian unsigned 16-bit integers (32-bit once the
-   vocabulary reaches 65,536, the first id 16 bits cannot hold).
-4. Read train.bin back and draw a seeded batch of windows: x is block_size ids from
-   a random start, y the block_size ids one step later. y is what the model must
-   predict: the next token at every position of x.
+3. Join them and split 95/5 at a document boundary into train.bin and val.bin in
+   the folder PATH (default data): ids as little-endian unsigned 16-bit integers
+   (32-bit once the vocabulary reaches 65,536, the first id 16 bits cannot hold).
+   Then meta.json, written last: vocabulary size, id type, the tokenizer's
+   fingerprint, and the token count and sha256 of each .bin. A reader trusts the
+   .bin files only when they match it, so a run stopped between two writes, or a
+   .bin made with another tokenizer, is caught.
+4. Read train.bin back through meta.json and draw a seeded batch of windows: x is
+   block_size ids from a random start, y the block_size ids one step later. y is what
+   the model must predict: the next token at every position of x.
 
 Try next: --block-size 32 on a bigger file; read the .bin files with
 array.array('H') (or numpy.fromfile(path, dtype='<u2')).
 """
-import argparse
+import hashlib
+import json
 import random
 import sys
 from array import array
@@ -25,11 +31,9 @@ from pathlib import Path
 if not __package__:  # run as python3 lab/prepare.py: then tokenizer cannot be imported
     sys.exit('run this lab from the project folder as: python3 -m lab.prepare')
 
-from lab import fast_bpe
-from lab.check import load
-from tokenizer import HERE, SAVED, TRAIN, read_text, save
+from lab import common, fast_bpe
 
-TRAIN_BIN, VAL_BIN = HERE / 'data' / 'train.bin', HERE / 'data' / 'val.bin'
+BINS = ['train.bin', 'val.bin']
 TRAIN_SHARE = 0.95
 UINT16_LIMIT = 2 ** 16  # the lesson's rule: 32 bits once the vocabulary reaches 65,536
 
@@ -83,20 +87,59 @@ def windows(data, block_size, batch_size, seed):
     return ([data[s:s + block_size] for s in starts], [data[s + 1:s + 1 + block_size] for s in starts])
 
 
+def meta_of(tok, kind, blobs):
+    """What meta.json records of the .bin files and the tokenizer that made them."""
+    size = array(id_type(len(tok.vocab))[0]).itemsize
+    return {'vocab_size': len(tok.vocab), 'dtype': kind, 'byteorder': 'little',
+            'tokenizer_sha256': common.fingerprint(tok),
+            'files': {name: {'tokens': len(blob) // size, 'sha256': hashlib.sha256(blob).hexdigest()}
+                      for name, blob in blobs.items()}}
+
+
+def read_bin(folder, name):
+    """The ids of folder/name, refused unless they match folder/meta.json."""
+    # a meta.json is a few hundred bytes: 64 KB is far more than one can need
+    meta = common.read_json(folder / 'meta.json', 'run python3 -m lab.prepare to make it', 2**16)
+    entry = meta.get('files', {}).get(name) if isinstance(meta, dict) else None
+    typecode = {'uint16': 'H', 'uint32': 'I'}.get(meta.get('dtype')) if isinstance(meta, dict) else None
+    if not isinstance(entry, dict) or typecode is None:
+        raise ValueError(f'{folder / "meta.json"} says nothing of {name}; run python3 -m lab.prepare again')
+    raw = common.read_bytes(folder / name, 'run python3 -m lab.prepare to make it')
+    if hashlib.sha256(raw).hexdigest() != entry.get('sha256'):
+        raise ValueError(f'{folder / name} is not the file meta.json describes (another run, or '
+                         'stopped halfway?); run python3 -m lab.prepare again')
+    return from_bytes(raw, typecode)
+
+
 def main():
-    parser = argparse.ArgumentParser(prog='python3 -m lab.prepare', description=__doc__.splitlines()[0])
-    parser.add_argument('file', nargs='?', type=Path, default=TRAIN, help='text (default: %(default)s)')
-    parser.add_argument('--block-size', type=int, default=8, help='tokens a window (default: %(default)s)')
-    parser.add_argument('--batch-size', type=int, default=4, help='windows a batch (default: %(default)s)')
-    parser.add_argument('--seed', type=int, default=1337, help='seed of the windows (default: %(default)s)')
+    parser = common.parser(__doc__)
+    parser.add_argument('file', nargs='?', type=Path, default=common.TRAIN, metavar='FILE',
+                        help='the text to prepare (default: data/train.txt)')
+    parser.add_argument('--tokenizer', type=Path, default=common.SAVED, metavar='PATH',
+                        help='a saved tokenizer (default: data/tokenizer.json)')
+    parser.add_argument('--out', type=Path, default=Path('data'), metavar='PATH',
+                        help='the folder for train.bin, val.bin and meta.json (default: data)')
+    parser.add_argument('--block-size', type=common.positive, default=8, metavar='N',
+                        help='tokens in each window (default: 8)')
+    parser.add_argument('--batch-size', type=common.positive, default=4, metavar='N',
+                        help='windows in the batch (default: 4)')
+    parser.add_argument('--seed', type=int, default=1337, metavar='N', help='seed of the windows (default: 1337)')
+    parser.add_argument('--force', action='store_true', help='replace files in PATH that are not of this lab')
     args = parser.parse_args()
-    if args.block_size < 1 or args.batch_size < 1:
-        parser.error('--block-size and --batch-size must be 1 or more')
-    tok = load(SAVED)
+    for name in BINS:
+        common.check_out(args.out / name, '.bin file', lambda path: path.suffix == '.bin',
+                         inputs=[args.file, args.tokenizer], force=args.force)
+    common.check_out(args.out / 'meta.json', 'meta.json of lab.prepare', common.json_with('files', 'dtype'),
+                     inputs=[args.file, args.tokenizer], force=args.force)
+    tok = common.load_tokenizer(args.tokenizer)
     if '\n' not in tok.chars:
-        raise ValueError(f'{SAVED} has no newline token to end documents with; train it on text with lines')
+        raise ValueError(f'{args.tokenizer} has no newline token to end documents with; '
+                         'train it on text with lines')
     end = tok.chars['\n']
-    docs, how = documents(read_text(args.file, 'give a UTF-8 text file'))
+    docs, how = documents(common.read_text(args.file))
+    if len(docs) < 2:
+        raise ValueError(f'{args.file} gives {len(docs)} document ({how}), and train.bin and val.bin need '
+                         'one at least each: separate documents with a blank line')
     encode = fast_bpe.encoder(tok)
     encoded = [encode(doc) + [end] for doc in docs]
     cut = split_at_document([len(ids) for ids in encoded], TRAIN_SHARE)
@@ -106,10 +149,12 @@ def main():
         raise ValueError(f'{args.file} gives {len(train)} training tokens, fewer than --block-size + 1 = '
                          f'{args.block_size + 1}; use a smaller --block-size or more text')
     typecode, kind = id_type(len(tok.vocab))
-    save(to_bytes(train, typecode), TRAIN_BIN)
-    save(to_bytes(val, typecode), VAL_BIN)
+    blobs = {'train.bin': to_bytes(train, typecode), 'val.bin': to_bytes(val, typecode)}
+    for name, blob in blobs.items():
+        common.save(blob, args.out / name)
+    common.save(json.dumps(meta_of(tok, kind, blobs), indent=2) + '\n', args.out / 'meta.json')  # last
 
-    back = from_bytes(TRAIN_BIN.read_bytes(), typecode)
+    back = read_bin(args.out, 'train.bin')
     xs, ys = windows(back, args.block_size, args.batch_size, args.seed)
     shifted = all(y[:-1] == x[1:] for x, y in zip(xs, ys)) and all(len(y) == args.block_size for y in ys)
     size = array(typecode).itemsize
@@ -118,17 +163,15 @@ def main():
     for name, ids, count in [('train.bin', train, cut), ('val.bin', val, len(docs) - cut)]:
         print(f'{name:<12}{len(ids):,} tokens, {count:,} document{"s" * (count != 1)}, '
               f'{len(ids) * size:,} bytes')
-    print(f'read back   train.bin gives the same ids: {"OK" if back == train else "FAILED"}')
+    print('meta.json   vocabulary, id type, tokenizer fingerprint, sha256 of each .bin')
+    print(f'read back   train.bin, checked against meta.json, gives the same ids: {"OK" if back == train else "FAIL"}')
     print(f'batch       {args.batch_size} windows of {args.block_size} tokens, seed {args.seed}')
-    print(f'  x[0]      {tok.decode(xs[0])!r}')
-    print(f'  y[0]      {tok.decode(ys[0])!r}')
-    print(f'check       y is x shifted by one in every window: {"OK" if shifted else "FAILED"}')
+    print(f'  x[0]      {common.shown(repr(tok.decode(xs[0])))[:68]}')
+    print(f'  y[0]      {common.shown(repr(tok.decode(ys[0])))[:68]}')
+    print(f'check       y is x shifted by one in every window: {"OK" if shifted else "FAIL"}')
     if back != train or not shifted:
-        sys.exit('lab.prepare: a check FAILED')
+        raise ValueError('a check FAILED')
 
 
 if __name__ == '__main__':
-    try:
-        main()
-    except ValueError as e:
-        sys.exit(f'lab.prepare: {e}')
+    common.run(main)

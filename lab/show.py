@@ -4,56 +4,33 @@
 
 On a terminal each token gets a background colour, alternating, so you can see where
 one ends and the next begins; its id is printed under it. When the output is not a
-terminal, or NO_COLOR is set, tokens are separated by '|' instead and a space shows
-as ·. A newline is shown as ⏎ and starts a new row; unknown characters (id 0) show
-as �. The default text is the lesson's prompt, 'Q: hi\\nA: '.
+terminal, or NO_COLOR is set, or TERM is dumb, tokens are separated by '|' instead and
+a space shows as ·. A newline is shown as ⏎ and starts a new row, a tab as \\t, any
+other control character as its escape; unknown characters (id 0) show as �. The
+default text is the lesson's prompt, 'Q: hi\\nA: '.
 
 Try next: python3 -m lab.show 'Q: hello\\nA: ' and a sentence the training text
 never saw; then train with more merges and look again.
 """
-import argparse
-import os
 import shutil
 import sys
-import unicodedata
 from pathlib import Path
 
 if not __package__:  # run as python3 lab/show.py: then tokenizer cannot be imported
     sys.exit('run this lab from the project folder as: python3 -m lab.show')
 
-from lab.check import load
-from tokenizer import SAVED
+from lab import common
+from lab.common import width
 
 COLOURS = ['\x1b[30;46m', '\x1b[30;43m']  # black on cyan, black on yellow
 RESET = '\x1b[0m'
 NEWLINE, SPACE = '⏎', '·'
 
 
-def width(text):
-    """Columns text takes on a terminal: wide (CJK, emoji) 2, combining marks 0."""
-    return sum(0 if unicodedata.combining(ch) else 2 if unicodedata.east_asian_width(ch) in 'WF' else 1
-               for ch in text)
-
-
-def pad(text, columns):
-    return text + ' ' * (columns - width(text))
-
-
-def table(rows, right=()):
-    """Rows of strings as aligned columns, two spaces apart; columns in right align right."""
-    widths = [max(width(row[c]) for row in rows) for c in range(len(rows[0]))]
-    lines = []
-    for row in rows:
-        cells = [' ' * (w - width(cell)) + cell if c in right else pad(cell, w)
-                 for c, (cell, w) in enumerate(zip(row, widths))]
-        lines.append('  '.join(cells).rstrip())
-    return '\n'.join(lines)
-
-
 def cells(tok, ids, colour):
     """(piece as shown, id) for each token. Without colour, a space shows as · so that
     it cannot be taken for the padding that lines the ids up."""
-    shown = [tok.vocab[i].replace('\n', NEWLINE) for i in ids]
+    shown = [common.shown(tok.vocab[i].replace('\n', NEWLINE)) for i in ids]
     return [(piece if colour else piece.replace(' ', SPACE), str(i)) for piece, i in zip(shown, ids)]
 
 
@@ -91,21 +68,19 @@ def render(tok, ids, colour, columns=80):
 
 
 def main():
-    parser = argparse.ArgumentParser(prog='python3 -m lab.show', description=__doc__.splitlines()[0])
-    parser.add_argument('text', nargs='?', default='Q: hi\nA: ', help="text to show (default: 'Q: hi\\nA: ')")
-    parser.add_argument('--tokenizer', type=Path, default=SAVED, help='tokenizer.json (default: %(default)s)')
+    parser = common.parser(__doc__)
+    parser.add_argument('text', nargs='?', default='Q: hi\nA: ', metavar='TEXT',
+                        help="the text to show (default: 'Q: hi\\nA: ')")
+    parser.add_argument('--tokenizer', type=Path, default=common.SAVED, metavar='PATH',
+                        help='a saved tokenizer (default: data/tokenizer.json)')
     args = parser.parse_args()
-    tok = load(args.tokenizer)
-    colour = sys.stdout.isatty() and not os.environ.get('NO_COLOR')
+    tok = common.load_tokenizer(args.tokenizer)
     columns = shutil.get_terminal_size((80, 24)).columns
     ids = tok.encode(args.text)
-    for line in render(tok, ids, colour, columns):
+    for line in render(tok, ids, common.use_colour(), columns):
         print(line)
     print(f'{len(args.text)} characters, {len(ids)} tokens')
 
 
 if __name__ == '__main__':
-    try:
-        main()
-    except ValueError as e:
-        sys.exit(f'lab.show: {e}')
+    common.run(main)

@@ -13,6 +13,8 @@ Each file is measured in a fresh Python process, so one file's memory does not c
 against the next. Times are wall-clock and vary from run to run; compare ratios.
 With no FILE it measures data/train.txt, which is far too small to say much: give
 it a book.
+
+Try next: python3 -m lab.speed my-book.txt --merges 5000
 """
 import argparse
 import json
@@ -24,9 +26,9 @@ from pathlib import Path
 if not __package__:  # run as python3 lab/speed.py: then tokenizer cannot be imported
     sys.exit('run this lab from the project folder as: python3 -m lab.speed')
 
-from lab import fast_bpe
-from lab.show import table
-from tokenizer import BPE, HERE, TRAIN, read_text
+from lab import common, fast_bpe
+from lab.common import table
+from tokenizer import BPE
 
 try:
     import resource  # not on Windows
@@ -50,7 +52,7 @@ def peak_mb():
 
 def measure(path, merges, lesson_merges):
     """Every figure for one file, as a dict; run in a process of its own."""
-    text = read_text(path, 'give a UTF-8 text file')
+    text = common.read_text(path)
     tok, train_s = seconds(fast_bpe.train, text, merges)
     ids, encode_s = seconds(fast_bpe.encode, tok, text)
     peak = peak_mb()  # before the smaller runs below, which cannot raise it
@@ -67,7 +69,7 @@ def measure_apart(path, merges, lesson_merges):
     """measure() in a fresh interpreter, so its peak memory is this file's alone."""
     done = subprocess.run([sys.executable, '-m', 'lab.speed', '--one', str(path), '--merges', str(merges),
                            '--lesson-merges', str(lesson_merges)],
-                          cwd=HERE, capture_output=True, text=True, encoding='utf-8')
+                          cwd=common.ROOT, capture_output=True, text=True, encoding='utf-8')
     if done.returncode:
         raise ValueError(done.stderr.strip().splitlines()[-1] if done.stderr.strip() else f'{path}: failed')
     return json.loads(done.stdout)
@@ -76,8 +78,7 @@ def measure_apart(path, merges, lesson_merges):
 def report(results, merges, lesson_merges):
     k = f'{lesson_merges:,}'
     speed = [['file', 'chars', 'merges', 'train s', 'encode s', 'peak MB']]
-    lesson = [['file', f'lesson {k} s', f'fast {k} s', f'speedup at {k}', 'lesson, all merges (est.) s',
-               'speedup (est.)']]
+    lesson = [['file', f'lesson {k} s', f'fast {k} s', 'speedup', 'lesson all s (est.)', 'speedup (est.)']]
     growth = [['file', '1/4 s', '1/2 s', 'whole s', 'whole / (1/4)']]
     for name, r in results:
         speed.append([name, f"{r['chars']:,}", f"{r['merges']:,}", f"{r['train']:.2f}", f"{r['encode']:.2f}",
@@ -93,35 +94,31 @@ def report(results, merges, lesson_merges):
     print(table(speed, right=range(1, 6)))
     print('\nthe lesson\'s BPE.train against lab.fast_bpe\n')
     print(table(lesson, right=range(1, 6)))
-    print(f'(est.: the lesson\'s time for {k} merges times merges / {k}; rough, and high, since its later')
-    print(' rounds are cheaper as the text shrinks. At few merges fast_bpe is mostly setting up.)')
+    print(f'(est.: the lesson\'s time for {k} merges times merges / {k}: rough, and high, as its')
+    print(' later rounds are cheaper on a shorter text. At few merges fast_bpe mostly sets up.)')
     print(f'\ntraining time against the length of the text ({merges:,} merges asked)\n')
     print(table(growth, right=range(1, 5)))
 
 
 def main():
-    parser = argparse.ArgumentParser(prog='python3 -m lab.speed', description='Benchmark lab.fast_bpe.')
-    parser.add_argument('files', nargs='*', type=Path, default=[TRAIN],
-                        help='text files (default: data/train.txt)')
-    parser.add_argument('--merges', type=int, default=10_000, help='merges to learn (default: %(default)s)')
-    parser.add_argument('--lesson-merges', type=int, default=20,
-                        help='merges for the lesson algorithm (default: %(default)s)')
+    parser = common.parser(__doc__)
+    parser.add_argument('files', nargs='*', type=Path, default=[common.TRAIN], metavar='FILE',
+                        help='text files to measure (default: data/train.txt)')
+    parser.add_argument('--merges', type=common.whole_number, default=10_000, metavar='N',
+                        help='merges to learn (default: 10000)')
+    parser.add_argument('--lesson-merges', type=common.positive, default=20, metavar='N',
+                        help="merges for the lesson's own trainer, which is slow (default: 20)")
     parser.add_argument('--one', type=Path, help=argparse.SUPPRESS)  # the child process's job
     args = parser.parse_args()
-    if args.merges < 0 or args.lesson_merges < 1:
-        parser.error('--merges must be 0 or more and --lesson-merges 1 or more')
     if args.one:
         print(json.dumps(measure(args.one, args.merges, args.lesson_merges)))
         return
     paths = [path.resolve() for path in args.files]
     for path in paths:
-        read_text(path, 'give a UTF-8 text file')  # refuse a bad file before the long runs
-    results = [(path.name, measure_apart(path, args.merges, args.lesson_merges)) for path in paths]
+        common.read_text(path)  # refuse a bad file before the long runs
+    results = [(common.shown(path.name), measure_apart(path, args.merges, args.lesson_merges)) for path in paths]
     report(results, args.merges, args.lesson_merges)
 
 
 if __name__ == '__main__':
-    try:
-        main()
-    except ValueError as e:
-        sys.exit(f'lab.speed: {e}')
+    common.run(main)

@@ -1,28 +1,37 @@
 """How the number of merges trades vocabulary size against text length.
 
-Trains on data/train.txt with 0, 6, 12, 24 and 48 merges and prints the vocabulary
-size and how many tokens the training text becomes. Every merge adds one row to the
+    python3 -m lab.token_count [FILE] [--merges N ...]
+
+Trains on FILE (default data/train.txt) with 0, 6, 12, 24 and 48 merges and prints the
+vocabulary size and how many tokens the text becomes. Every merge adds one row to the
 model's embedding table and (while pairs repeat) removes tokens from the text.
+
+Try next: python3 -m lab.token_count --merges 0 50 100 200 400
 """
 import sys
+from pathlib import Path
 
 if not __package__:  # run as python3 lab/token_count.py: then tokenizer cannot be imported
     sys.exit('run this lab from the project folder as: python3 -m lab.token_count')
 
-from tokenizer import BPE, TRAIN, read_text
+from lab import common
+from tokenizer import BPE
 
 COUNTS = [0, 6, 12, 24, 48]
 
 
 def main():
-    text = read_text(TRAIN, 'put your training text there')
-    for count in COUNTS:
+    parser = common.parser(__doc__)
+    parser.add_argument('file', nargs='?', type=Path, default=common.TRAIN, metavar='FILE',
+                        help='the text to train on (default: data/train.txt)')
+    parser.add_argument('--merges', type=common.whole_number, nargs='+', default=COUNTS, metavar='N',
+                        help='the merge counts to try (default: 0 6 12 24 48)')
+    args = parser.parse_args()
+    text = common.read_text(args.file, 'put your training text there')
+    for count in args.merges:
         tok = BPE.train(text, count)
         print('merges', count, 'vocab', len(tok.vocab), 'tokens', len(tok.encode(text)))
 
 
 if __name__ == '__main__':
-    try:
-        main()
-    except ValueError as e:
-        sys.exit(f'lab.token_count: {e}')
+    common.run(main)

@@ -1,28 +1,36 @@
 """What happens to characters the tokenizer never saw: they all become id 0.
 
+    python3 -m lab.unknown [WORD ...] [--tokenizer PATH]
+
 Loads data/tokenizer.json and prints, for a few words, the ids and the UTF-8 bytes.
 'cat' is known; 'C' never appears in the training text, nor does any Korean or emoji,
 so they turn into 0 and decode as '\ufffd'. A byte-level tokenizer (python3 -m lab.byte_bpe)
 has no unknowns: every text is made of the 256 byte values.
+
+Try next: python3 -m lab.unknown hello 'Q: hi' café
 """
 import sys
+from pathlib import Path
 
 if not __package__:  # run as python3 lab/unknown.py: then tokenizer cannot be imported
     sys.exit('run this lab from the project folder as: python3 -m lab.unknown')
 
-from lab.check import load
+from lab import common
 
 WORDS = ['cat', 'Cat', '안녕', '😀']
 
 
 def main():
-    tok = load()
-    for word in WORDS:
-        print(word, tok.encode(word), list(word.encode('utf-8')))
+    parser = common.parser(__doc__)
+    parser.add_argument('words', nargs='*', metavar='WORD', help='words to look at (default: cat Cat 안녕 😀)')
+    parser.add_argument('--tokenizer', type=Path, default=common.SAVED, metavar='PATH',
+                        help='a saved tokenizer (default: data/tokenizer.json)')
+    args = parser.parse_args()
+    tok = common.load_tokenizer(args.tokenizer)
+    for word in args.words or WORDS:
+        # surrogateescape: a word from the command line may hold bytes that are not UTF-8
+        print(common.shown(word), tok.encode(word), list(word.encode('utf-8', 'surrogateescape')))
 
 
 if __name__ == '__main__':
-    try:
-        main()
-    except ValueError as e:
-        sys.exit(f'lab.unknown: {e}')
+    common.run(main)

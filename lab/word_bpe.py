@@ -16,9 +16,9 @@ merges, checks the round trip (exit 1 if it fails), and compares characters per
 token with the character-level tokenizer trained with as many merges.
 
 Try next: a book from your own shelf with --merges 2000, and look at which whole
-words become single tokens first.
+words become single tokens first:
+    python3 -m lab.word_bpe my-book.txt --merges 2000
 """
-import argparse
 import re
 import sys
 from collections import Counter
@@ -27,8 +27,9 @@ from pathlib import Path
 if not __package__:  # run as python3 lab/word_bpe.py: then tokenizer cannot be imported
     sys.exit('run this lab from the project folder as: python3 -m lab.word_bpe')
 
-from lab import fast_bpe
-from tokenizer import TRAIN, UNKNOWN, merge, read_text
+from lab import common, fast_bpe
+from lab.common import UNKNOWN
+from tokenizer import merge
 
 END = '</w>'  # shown for the space it stands for
 
@@ -93,36 +94,32 @@ def decode(vocab, merges, ids):
 
 
 def main():
-    parser = argparse.ArgumentParser(prog='python3 -m lab.word_bpe', description=__doc__.splitlines()[0])
-    parser.add_argument('file', nargs='?', type=Path, default=TRAIN,
-                        help='training text (default: data/train.txt)')
-    parser.add_argument('--merges', type=int, default=120, help='merges to learn (default: %(default)s)')
+    parser = common.parser(__doc__)
+    parser.add_argument('file', nargs='?', type=Path, default=common.TRAIN, metavar='FILE',
+                        help='the text to train on (default: data/train.txt)')
+    parser.add_argument('--merges', type=common.whole_number, default=120, metavar='N',
+                        help='merges to learn (default: 120)')
     args = parser.parse_args()
-    if args.merges < 0:
-        parser.error('--merges must be 0 or more')
-    text = read_text(args.file, 'give a UTF-8 text file')
+    text = common.read_text(args.file)
     vocab, merges = train(text, args.merges)
-    print(f'word-level BPE on {args.file.name}: {len(merges)} merges, vocab {len(vocab)}')
+    print(f'word-level BPE on {common.shown(args.file.name)}: {len(merges)} merges, vocab {len(vocab)}')
     for n, ((a, b), new_id) in enumerate(merges[:20], 1):
-        print(f'  {n:>2}  {vocab[a]!r:>12} + {vocab[b]!r:<12} -> {vocab[new_id]!r}')
+        print(f'  {n:>2}  {vocab[a]!r:>14} + {vocab[b]!r:<14} -> {vocab[new_id]!r}'[:80])
 
     ids = encode(vocab, merges, text)
     back = decode(vocab, merges, ids)
     if back != text:
-        at = next((i for i, (x, y) in enumerate(zip(back, text)) if x != y), min(len(back), len(text)))
-        sys.exit(f'lab.word_bpe: round trip FAILED at character {at}')
-    print(f'round trip: OK ({len(text):,} characters, spaces and newlines restored exactly)')
+        raise ValueError(f'round trip FAILED at character {common.first_difference(back, text)}')
+    print(f'round trip: OK ({len(text):,} characters, spaces and newlines restored exactly)\n')
 
     char_tok = fast_bpe.train(text, args.merges)
     char_ids = fast_bpe.encode(char_tok, text)
-    print(f'\n{"tokenizer":<18}{"merges":>7}{"tokens":>9}{"chars/token":>13}')
+    rows = [['tokenizer', 'merges', 'tokens', 'chars/token']]
     for name, made, n in [('word-level', len(merges), len(ids)), ('character-level', len(char_tok.merges),
                                                                   len(char_ids))]:
-        print(f'{name:<18}{made:>7}{n:>9}{len(text) / n:>13.2f}')
+        rows.append([name, str(made), f'{n:,}', f'{len(text) / n:.2f}'])
+    print(common.table(rows, right={1, 2, 3}))
 
 
 if __name__ == '__main__':
-    try:
-        main()
-    except ValueError as e:
-        sys.exit(f'lab.word_bpe: {e}')
+    common.run(main)

@@ -8,14 +8,18 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PARTS = ['tokenizer.py', 'settings.json', 'data/train.txt', 'data/mixed.txt', 'lab']
+LESSON_FILES = ROOT / 'tests' / 'lesson_files'  # what a learner types from the lesson
+LESSON_LABS = ['lab/bpe_trace.py', 'lab/unknown.py', 'lab/token_count.py']
+TEXT = (ROOT / 'data' / 'train.txt').read_text(encoding='utf-8')
+MIXED = (ROOT / 'data' / 'mixed.txt').read_text(encoding='utf-8')  # Korean, code, URLs, numbers
 
 
-def copy_project(test):
-    """A fresh copy of the project for one test, removed when the test ends."""
+def copy_project(test, parts=PARTS):
+    """A fresh copy of the project, removed when the test (or, from setUpClass, the class) ends."""
     tmp = tempfile.TemporaryDirectory()
-    test.addCleanup(tmp.cleanup)
+    (test.addClassCleanup if isinstance(test, type) else test.addCleanup)(tmp.cleanup)
     root = Path(tmp.name) / 'project'
-    for part in PARTS:
+    for part in parts:
         source, target = ROOT / part, root / part
         target.parent.mkdir(parents=True, exist_ok=True)
         if source.is_dir():
@@ -25,9 +29,16 @@ def copy_project(test):
     return root
 
 
-def run(root, *args, cwd=None, env=None, stdin=None):
+def use_lesson_files(root, labs=False):
+    """Put the lesson-style tokenizer.py (and, with labs, the lesson's three labs) in root."""
+    shutil.copy(LESSON_FILES / 'tokenizer.py', root / 'tokenizer.py')
+    for lab in LESSON_LABS if labs else []:
+        shutil.copy(LESSON_FILES / lab, root / lab)
+
+
+def run(root, *args, cwd=None, env=None, stdin=None, timeout=120):
     """Run python3 with args in the project copy; return the finished process (text mode)."""
     environment = dict(os.environ, PYTHONIOENCODING='utf-8', **(env or {}))
     environment.pop('NO_COLOR', None)
     return subprocess.run([sys.executable, *args], cwd=cwd or root, env=environment, input=stdin,
-                          capture_output=True, text=True, encoding='utf-8', timeout=120)
+                          capture_output=True, text=True, encoding='utf-8', timeout=timeout)

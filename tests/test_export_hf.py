@@ -4,9 +4,9 @@ import random
 import unittest
 
 from lab import fast_bpe
-from lab.check import problem_with
+from lab.common import problem_with
 from lab.export_hf import from_hf, to_hf
-from tests.project import ROOT, copy_project, run
+from tests.project import MIXED, TEXT, copy_project, run
 from tests.test_fuzz import fuzz_texts
 from tokenizer import BPE
 
@@ -15,8 +15,6 @@ try:
 except ImportError:  # optional: .ci/run installs it so that the differential test runs there
     tokenizers = None
 
-TEXT = (ROOT / 'data' / 'train.txt').read_text(encoding='utf-8')
-MIXED = (ROOT / 'data' / 'mixed.txt').read_text(encoding='utf-8')  # Korean, code, URLs, numbers
 # 'abc' is made twice, as 'ab' + 'c' and as 'a' + 'bc': a sound state, but not a string-to-id map
 TWICE = {'vocab': ['\ufffd', 'a', 'b', 'c', 'ab', 'bc', 'abc', 'abc'],
          'merges': [[[1, 2], 4], [[2, 3], 5], [[4, 3], 6], [[1, 5], 7]]}

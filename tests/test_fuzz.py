@@ -3,8 +3,8 @@ import json
 import random
 import unittest
 
-from lab.check import problem_with
-from tokenizer import BPE, UNKNOWN
+from lab.common import UNKNOWN, problem_with
+from tokenizer import BPE
 
 # Small alphabets force ties and overlapping pairs; the rest bring astral characters,
 # runs of newlines and the unknown character itself into the text.

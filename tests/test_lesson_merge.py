@@ -1,4 +1,4 @@
-"""merge(ids, pair, new_id): the one operation BPE is built from."""
+"""The lesson's rules for merge(ids, pair, new_id): the one operation BPE is built from."""
 import unittest
 
 from tokenizer import merge

@@ -1,7 +1,9 @@
-"""BPE.train(text, count): the rules that decide which merges are learned, in which order."""
+"""The lesson's rules for BPE.train(text, count): which merges are learned, in which order."""
 import unittest
 
-from tokenizer import BPE, UNKNOWN
+from tokenizer import BPE
+
+UNKNOWN = '\ufffd'  # id 0
 
 
 class TrainTest(unittest.TestCase):

@@ -1,12 +1,22 @@
-"""encode, decode and state: what a trained tokenizer promises."""
+"""The lesson's rules for encode, decode and state: what a trained tokenizer promises."""
 import json
 import random
+import unicodedata
 import unittest
 
-from tests.project import ROOT, copy_project, run
-from tokenizer import BPE, UNKNOWN, merge
+from tests.project import TEXT, copy_project, run
+from tokenizer import BPE, merge
 
-TEXT = (ROOT / 'data' / 'train.txt').read_text(encoding='utf-8')
+UNKNOWN = '\ufffd'  # id 0
+ODD = {
+    'empty': '',
+    'lone surrogates': 'a\ud800b\udfffc',
+    'windows line ends': 'Q: hi\r\nA: hello.\r\n',
+    'NFD Korean': unicodedata.normalize('NFD', '안녕하세요 한국어'),
+    'emoji': '😀 👍🏽 👨‍👩‍👧 🇰🇷',
+    'replacement character': 'a\ufffdb\ufffd',
+    'astral and control': '\x00\x1b[31m\U0010ffff\u200b',
+}
 
 
 def random_texts(alphabet, count, seed, longest=80):
@@ -67,14 +77,41 @@ class StateTest(unittest.TestCase):
             self.assertEqual(again.encode(text), tok.encode(text))
 
     def test_same_result_in_a_fresh_interpreter_with_another_hash_seed(self):
-        code = ('import json, tokenizer; t = tokenizer.BPE.train(open("data/train.txt", encoding="utf-8")'
+        code = ('import json; from tokenizer import BPE; t = BPE.train(open("data/train.txt", encoding="utf-8")'
                 '.read() + "xyzzy plugh 42", 40); print(json.dumps(t.state()))')
-        outputs = set()
+        outputs, root = set(), copy_project(self)
         for seed in ['0', '1', '12345']:
-            done = run(copy_project(self), '-c', code, env={'PYTHONHASHSEED': seed})
+            done = run(root, '-c', code, env={'PYTHONHASHSEED': seed})
             self.assertEqual(done.returncode, 0, done.stderr)
             outputs.add(done.stdout)
         self.assertEqual(len(outputs), 1)
+
+
+
+class AnyStringTest(unittest.TestCase):
+    def test_unknown_characters_of_any_kind_come_back_as_the_replacement_character(self):
+        tok = BPE.train(TEXT, 12)
+        for name, text in ODD.items():
+            with self.subTest(name):
+                ids = tok.encode(text)
+                known = ''.join(ch if ch in tok.chars else UNKNOWN for ch in text)
+                self.assertEqual(tok.decode(ids), known)
+
+    def test_a_tokenizer_trained_on_odd_text_round_trips_it(self):
+        for name, text in ODD.items():
+            with self.subTest(name):
+                tok = BPE.train(text * 3, 20)
+                self.assertEqual(tok.decode(tok.encode(text)), text)
+
+    def test_replacement_character_in_the_text_is_id_0_and_round_trips(self):
+        tok = BPE.train('ab\ufffdab\ufffd', 5)
+        self.assertEqual(tok.vocab.count(UNKNOWN), 1)
+        self.assertEqual(tok.decode(tok.encode('ab\ufffd')), 'ab\ufffd')
+
+    def test_a_hundred_thousand_of_one_repeated_character(self):
+        tok = BPE.train(TEXT, 12)
+        text = 'a' * 100_000
+        self.assertEqual(tok.decode(tok.encode(text)), text)
 
 
 if __name__ == '__main__':

@@ -1,14 +1,14 @@
-"""Loading fails closed: lab.check.load refuses a damaged tokenizer.json with one clear message."""
+"""Loading fails closed: the labs' loader refuses a damaged tokenizer.json with one clear message."""
 import copy
 import json
 import random
 import unittest
 
-from lab.check import load, problem_with
-from tests.project import ROOT, copy_project, run
+from lab.common import load_tokenizer as load
+from lab.common import problem_with
+from tests.project import TEXT, copy_project, run
 from tokenizer import BPE
 
-TEXT = (ROOT / 'data' / 'train.txt').read_text(encoding='utf-8')
 GOOD = BPE.train(TEXT, 12).state()
 
 
@@ -34,7 +34,7 @@ class ProblemTest(unittest.TestCase):
 
     def test_vocab_empty_or_not_a_list_of_strings(self):
         for vocab in [[], 'abc', ['\ufffd', 1], None]:
-            self.assert_problem(dict(GOOD, vocab=vocab), 'non-empty list of strings')
+            self.assert_problem(dict(GOOD, vocab=vocab), 'non-empty list of non-empty strings')
 
     def test_vocab_0_is_the_unknown_character(self):
         self.assert_problem(damaged(lambda s: s['vocab'].__setitem__(0, '?')), 'vocab[0]')
@@ -65,6 +65,9 @@ class ProblemTest(unittest.TestCase):
     def test_the_new_piece_is_the_two_pieces_joined(self):
         self.assert_problem(damaged(lambda s: s['vocab'].__setitem__(30, 'A:')), "makes 'A: '")
 
+    def test_a_piece_holding_a_lone_surrogate(self):
+        self.assert_problem(damaged(lambda s: s['vocab'].__setitem__(5, '\ud800')), 'lone surrogate')
+
     def test_a_merged_piece_never_holds_a_newline(self):
         state = {'vocab': ['\ufffd', '\n', 'a', '\na'], 'merges': [[[1, 2], 3]]}
         self.assert_problem(state, 'newline')
@@ -76,6 +79,21 @@ class DamagedFileTest(unittest.TestCase):
     def setUp(self):
         self.root = copy_project(self)
         self.path = self.root / 'data' / 'tokenizer.json'
+
+    def assert_refused_with(self, text, words):
+        self.path.write_text(text, encoding='utf-8')
+        with self.assertRaisesRegex(ValueError, words) as caught:
+            load(self.path)
+        self.assertIn(str(self.path), str(caught.exception))
+
+    def test_json_that_no_writer_of_ours_makes(self):
+        good = json.dumps(GOOD, ensure_ascii=False)
+        for text, words in [('{"vocab": [], ' + good[1:], "the key 'vocab' is written twice"),
+                            ('[' * 100_000 + ']' * 100_000, 'nested too deeply'),
+                            ('{"merges": ' + '9' * 5001 + '}', 'a number of 5,001 digits'),
+                            ('{"merges": NaN}', 'NaN is not a number JSON allows')]:
+            with self.subTest(words):
+                self.assert_refused_with(text, words)
 
     def assert_refused(self, text):
         self.path.write_text(text, encoding='utf-8')
@@ -139,23 +157,13 @@ class DamagedFileTest(unittest.TestCase):
         return state, kind
 
 
-class LabsLoadThroughTheCheckTest(unittest.TestCase):
-    def test_lab_unknown_refuses_a_damaged_file_in_one_line(self):
-        root = copy_project(self)
-        state = damaged(lambda s: s['vocab'].__setitem__(30, 'A:'))
-        (root / 'data' / 'tokenizer.json').write_text(json.dumps(state), encoding='utf-8')
-        done = run(root, '-m', 'lab.unknown')
-        self.assertEqual(done.returncode, 1)
-        self.assertEqual(done.stderr.count('\n'), 1, done.stderr)
-        self.assertIn("vocab[30] is 'A:'", done.stderr)
-
+class CheckLabTest(unittest.TestCase):
     def test_lab_check_reports_a_sound_file(self):
         root = copy_project(self)
         run(root, 'tokenizer.py')
         done = run(root, '-m', 'lab.check')
         self.assertEqual(done.returncode, 0, done.stderr)
         self.assertIn('sound, 40 tokens (27 characters, 12 merges)', done.stdout)
-
 
 if __name__ == '__main__':
     unittest.main()

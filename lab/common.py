@@ -1,0 +1,371 @@
+"""The plumbing the labs share, kept here so that each lab file holds only its idea.
+
+From tokenizer.py the labs take only what the lesson's own file has, merge and BPE, so
+that they work with the tokenizer.py you typed. Everything else they need is here:
+  - where the project's files are;
+  - reading a text file the way the lesson's code reads it, and JSON strictly, with a
+    one-line error for each way a file can be wrong;
+  - loading a tokenizer.json only after checking it (problem_with);
+  - writing a file all at once, and only where the user meant (check_out, save);
+  - aligned tables, percentiles, and text made safe to show on a terminal (shown);
+  - running a lab as a command: --help, one-line errors, Ctrl-C, a closed pipe.
+It is not a lab itself: there is nothing to run.
+"""
+import argparse
+import hashlib
+import json
+import math
+import os
+import re
+import stat
+import sys
+import tempfile
+import unicodedata
+from collections import Counter
+from pathlib import Path
+
+from tokenizer import BPE
+
+ROOT = Path(__file__).resolve().parent.parent
+# As the lesson's files name them: python3 -m lab.NAME runs in the project folder.
+SETTINGS = Path('settings.json')
+TRAIN = Path('data/train.txt')
+SAVED = Path('data/tokenizer.json')
+UNKNOWN = '\ufffd'  # id 0 in every tokenizer BPE.train makes
+SETTINGS_LIMIT = 4096  # bytes: {"merges": 12} needs 14
+# A million tokens of a hundred characters, far past anything trained here, fits in this.
+TOKENIZER_LIMIT = 256 * 2**20
+MAKE_TOKENIZER = 'run python3 tokenizer.py to make it'
+A_TEXT_FILE = 'give a UTF-8 text file'
+
+
+# Reading ----------------------------------------------------------------------------
+
+def read_bytes(path, fix, limit=None):
+    """The bytes of a regular file, at most limit of them; ValueError for anything else."""
+    try:
+        info = os.stat(path)
+        if stat.S_ISDIR(info.st_mode):
+            raise ValueError(f'{path} is a folder, not a file: {fix}')
+        if not stat.S_ISREG(info.st_mode):  # a device or a pipe may never end
+            raise ValueError(f'{path} is not a regular file (a device or a pipe?): {fix}')
+        with open(path, 'rb') as f:
+            data = f.read(-1 if limit is None else limit + 1)
+    except OSError as e:
+        raise ValueError(f'cannot read {path} ({e.strerror}): {fix}') from None
+    if limit is not None and len(data) > limit:
+        raise ValueError(f'{path} is larger than {limit:,} bytes, too large for what it should hold: {fix}')
+    return data
+
+
+def read_text(path, fix=A_TEXT_FILE, limit=None):
+    """The text of a file as the lesson's Path.read_text() gives it: UTF-8, with '\\r\\n'
+    and a lone '\\r' turned into '\\n'. A byte order mark is left out, as tokenizer.py does."""
+    data = read_bytes(path, fix, limit)
+    if not data:
+        raise ValueError(f'{path} is empty: {fix}')
+    try:
+        text = data.decode('utf-8-sig')
+    except UnicodeDecodeError as e:
+        line, byte = data.count(b'\n', 0, e.start) + 1, data[e.start]
+        raise ValueError(f'{path} is not UTF-8 (byte 0x{byte:02x}, line {line}): save it as UTF-8') from None
+    if '\x00' in text:  # UTF-16 read as UTF-8 has a NUL beside every Latin letter
+        raise ValueError(f'{path} holds NUL characters, so it looks like UTF-16: save it as UTF-8')
+    return text.replace('\r\n', '\n').replace('\r', '\n')
+
+
+def strict_json(text):
+    """json.loads, refusing what no writer of ours makes: a key twice, a number of more
+    than 18 digits, NaN or Infinity. ValueError or RecursionError (too deeply nested)."""
+    def once(pairs):
+        if len({key for key, _ in pairs}) < len(pairs):
+            key = next(k for k, n in Counter(key for key, _ in pairs).items() if n > 1)
+            raise ValueError(f'the key {key!r} is written twice')
+        return dict(pairs)
+
+    def whole(digits):
+        if len(digits.lstrip('-')) > 18:
+            raise ValueError(f'a number of {len(digits.lstrip("-")):,} digits')
+        return int(digits)
+
+    def refuse(name):
+        raise ValueError(f'{name} is not a number JSON allows')
+    return json.loads(text, object_pairs_hook=once, parse_int=whole, parse_constant=refuse)
+
+
+def read_json(path, fix, limit=TOKENIZER_LIMIT):
+    """The parsed JSON of a file; ValueError names the file and the fix when it is not sound JSON."""
+    text = read_text(path, fix, limit)
+    try:
+        return strict_json(text)
+    except RecursionError:
+        raise ValueError(f'{path} is not valid JSON (nested too deeply): {fix}') from None
+    except ValueError as e:
+        raise ValueError(f'{path} is not valid JSON ({e}): {fix}') from None
+
+
+def read_merge_count(path=SETTINGS):
+    """The "merges" of settings.json, a whole number >= 0."""
+    fix = 'write {"merges": 12} in it'
+    settings = read_json(path, fix, SETTINGS_LIMIT)
+    count = settings.get('merges') if isinstance(settings, dict) else None
+    if type(count) is not int or count < 0:  # refuses "12", -1, 1.5 and true
+        raise ValueError(f'{path}: "merges" must be a whole number >= 0, as in {{"merges": 12}}')
+    return count
+
+
+# Checking a saved tokenizer -----------------------------------------------------------
+
+SURROGATE = re.compile('[\ud800-\udfff]')  # half of a UTF-16 pair: no UTF-8 text holds one
+
+
+def problem_with(state):
+    """The first thing wrong with a tokenizer state, or None when it is what BPE.train makes."""
+    if not isinstance(state, dict) or sorted(state) != ['merges', 'vocab']:
+        return 'expected an object with exactly the keys "vocab" and "merges"'
+    vocab, merges = state['vocab'], state['merges']
+    if not isinstance(vocab, list) or not vocab or not all(isinstance(p, str) and p for p in vocab):
+        return '"vocab" must be a non-empty list of non-empty strings'
+    if vocab[0] != UNKNOWN:
+        return f'vocab[0] must be "\\ufffd", the unknown character, not {vocab[0]!r}'
+    bad = next((i for i, p in enumerate(vocab) if SURROGATE.search(p)), None)
+    if bad is not None:
+        return f'vocab[{bad}] holds a lone surrogate ({vocab[bad]!r}), which no UTF-8 text has'
+    if not isinstance(merges, list) or len(merges) >= len(vocab):
+        return '"merges" must be a list with fewer entries than "vocab"'
+    first = len(vocab) - len(merges)  # merged tokens fill the end of vocab, in the order learned
+    base = vocab[1:first]
+    if not all(len(p) == 1 for p in base) or base != sorted(set(base)):
+        return f'vocab[1:{first}] must be distinct single characters in code point order'
+    for n, m in enumerate(merges):
+        new = first + n
+        if not is_merge(m):
+            written = json.dumps(m, ensure_ascii=False, default=repr)  # as the file has it: true, not True
+            return f'merges[{n}] is {written}, not [[a, b], new_id] with whole numbers'
+        (a, b), made = m
+        if made != new:
+            return f'merges[{n}] makes id {made}, but the next id is {new}'
+        if not (0 <= a < new and 0 <= b < new):
+            return f'merges[{n}] joins ids {a} and {b}, but only ids 0 to {new - 1} exist before it'
+        if vocab[new] != vocab[a] + vocab[b]:
+            return f'vocab[{new}] is {vocab[new]!r}, but merges[{n}] makes {vocab[a] + vocab[b]!r}'
+        if '\n' in vocab[new]:
+            return f'vocab[{new}] holds a newline, which BPE never merges'
+    return None
+
+
+def is_merge(m):
+    """[[a, b], new_id] with three ints (not bools, which JSON writes as true/false)."""
+    return (type(m) is list and len(m) == 2 and type(m[0]) is list and len(m[0]) == 2
+            and all(type(i) is int for i in m[0] + [m[1]]))
+
+
+def load_tokenizer(path=SAVED):
+    """A BPE rebuilt from a saved tokenizer.json; ValueError names the file and its first problem."""
+    state = read_json(path, MAKE_TOKENIZER)
+    problem = problem_with(state)
+    if problem:
+        raise ValueError(f'{path}: {problem}; {MAKE_TOKENIZER} again')
+    return BPE(**state)
+
+
+def fingerprint(tok):
+    """sha256 of the canonical JSON of the state: the same for the same tokenizer, however saved."""
+    canonical = json.dumps(tok.state(), ensure_ascii=False, separators=(',', ':'))
+    return hashlib.sha256(canonical.encode('utf-8')).hexdigest()
+
+
+# Writing ----------------------------------------------------------------------------
+
+def json_with(*keys):
+    """A test for check_out: the file is a JSON object with these keys."""
+    def test(path):
+        try:
+            data = strict_json(read_text(path, '', TOKENIZER_LIMIT))
+        except (ValueError, RecursionError):
+            return False
+        return isinstance(data, dict) and all(key in data for key in keys)
+    return test
+
+
+def check_out(path, kind, is_kind, inputs=(), force=False):
+    """Refuse, before any long work, an output the user cannot or should not mean: a folder,
+    a device, a read-only file, one of the inputs, or a file that is not a `kind` (is_kind
+    tells) unless force. A symlink is written through: its target is replaced, the link stays."""
+    shown_path = path
+    path = Path(os.path.realpath(path))
+    if path.exists():
+        mode = path.stat().st_mode
+        if stat.S_ISDIR(mode):
+            raise ValueError(f'{shown_path} is a folder: give --out a file name')
+        if not stat.S_ISREG(mode):
+            raise ValueError(f'{shown_path} is not a regular file (a device or a pipe?): give --out a file name')
+        if not mode & 0o222:
+            raise ValueError(f'{shown_path} is read-only: make it writable or give --out another name')
+        for source in inputs:
+            if os.path.exists(source) and os.path.samefile(path, source):
+                raise ValueError(f'{shown_path} is also what this reads: give --out another name')
+        if not force and not is_kind(path):
+            raise ValueError(f'{shown_path} exists and is not a {kind}: use --force to replace it')
+    if not path.parent.is_dir():
+        raise ValueError(f'cannot write {shown_path}: there is no folder {path.parent}')
+    try:  # the one sure way to know a folder is writable (root ignores the permission bits)
+        fd, probe = tempfile.mkstemp(dir=path.parent, prefix='.probe-', suffix='.tmp')
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as e:
+        raise ValueError(f'cannot write {shown_path} ({e.strerror})') from None
+    return path
+
+
+def save(data, path):
+    """Write text or bytes to path all at once: a temporary file of our own beside it,
+    flushed to disk, then renamed over it. A crash leaves the old file or the new one,
+    never half; of two writers at once, the last rename wins with its whole file."""
+    shown_path, path = path, Path(os.path.realpath(path))  # through a symlink: the link stays
+    data = data.encode('utf-8') if isinstance(data, str) else data
+    try:
+        mode = stat.S_IMODE(path.stat().st_mode)  # keep the permissions it had
+    except OSError:
+        mask = os.umask(0)
+        os.umask(mask)
+        mode = 0o666 & ~mask
+    tmp = None
+    try:
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f'.{path.name}.', suffix='.tmp')
+        with os.fdopen(fd, 'wb') as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+        tmp = None
+    except OSError as e:
+        raise ValueError(f'cannot write {shown_path} ({e.strerror})') from None
+    finally:
+        if tmp:
+            os.unlink(tmp)
+
+
+# Showing ----------------------------------------------------------------------------
+
+NAMED = {'\n': '\\n', '\t': '\\t', '\r': '\\r'}
+
+
+def shown(text):
+    """text safe for a terminal: every character that is not printable (control characters,
+    escape sequences, bidirectional overrides, line breaks) written as its escape."""
+    if text.isprintable():
+        return text
+    return ''.join(ch if ch.isprintable() else NAMED.get(ch) or ascii(ch)[1:-1] for ch in text)
+
+
+def width(text):
+    """Columns text takes on a terminal: wide (CJK, emoji) 2, combining marks 0."""
+    return sum(0 if unicodedata.combining(ch) else 2 if unicodedata.east_asian_width(ch) in 'WF' else 1
+               for ch in text)
+
+
+def table(rows, right=()):
+    """Rows of strings as aligned columns, two spaces apart; columns in right align right."""
+    widths = [max(width(row[c]) for row in rows) for c in range(len(rows[0]))]
+    lines = []
+    for row in rows:
+        cells = [' ' * (w - width(cell)) + cell if c in right else cell + ' ' * (w - width(cell))
+                 for c, (cell, w) in enumerate(zip(row, widths))]
+        lines.append('  '.join(cells).rstrip())
+    return '\n'.join(lines)
+
+
+def percentile(values, p):
+    """Nearest-rank percentile of a non-empty list: a value that occurs in it."""
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(p / 100 * len(ordered)) - 1)]
+
+
+def first_difference(a, b):
+    """The first position where two sequences differ (the shorter one's length if one is a prefix)."""
+    return next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+
+
+def lines_of(text):
+    """The lines of a text without their newlines; a last newline ends a line, it does not start one."""
+    lines = text.split('\n')
+    return lines[:-1] if text.endswith('\n') else lines
+
+
+HANGUL = re.compile('[\u1100-\u11ff\u3130-\u318f\uac00-\ud7a3]')  # jamo, compatibility jamo, syllables
+
+
+def count_lines(tok, encode, lines):
+    """What the labs count in some lines, counted one way for all of them: the lines (blank
+    ones too), their characters and UTF-8 bytes without the newlines, their tokens, the
+    tokens of each line, and the characters the tokenizer does not know (id 0)."""
+    per_line = [len(encode(line)) for line in lines]
+    chars = sum(map(len, lines))
+    return {'lines': len(lines), 'chars': chars, 'tokens': sum(per_line), 'per_line': per_line or [0],
+            'bytes': sum(len(line.encode('utf-8', 'surrogatepass')) for line in lines),
+            'unknown': Counter(ch for line in lines for ch in line if ch not in tok.chars)}
+
+
+def use_colour(stream=None):
+    stream = stream or sys.stdout
+    return stream.isatty() and not os.environ.get('NO_COLOR') and os.environ.get('TERM') != 'dumb'
+
+
+# Running a lab as a command ---------------------------------------------------------
+
+def lab_name():
+    """'lab.NAME' of the lab that python3 -m runs."""
+    spec = getattr(sys.modules['__main__'], '__spec__', None)
+    return spec.name if spec else 'lab'
+
+
+def parser(doc):
+    """An argparse parser with the lab's docstring: its first line on top, its 'Try next' at the end."""
+    try_next = doc[doc.find('Try next'):].strip() if 'Try next' in doc else None
+    return argparse.ArgumentParser(prog=f'python3 -m {lab_name()}', description=doc.strip().splitlines()[0],
+                                   epilog=try_next, formatter_class=argparse.RawDescriptionHelpFormatter)
+
+
+def whole_number(text):
+    """An argparse type: a whole number >= 0."""
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f'{text!r} is not a whole number >= 0')
+    return int(text)
+
+
+def positive(text):
+    """An argparse type: a whole number >= 1."""
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f'{text!r} is not a whole number >= 1')
+    return int(text)
+
+
+def fail(message, code=1):
+    """Exit with one line on stderr, escaped: a file name may hold anything."""
+    if sys.stderr:
+        print(f'{lab_name()}: {shown(str(message))}', file=sys.stderr)
+    sys.exit(code)
+
+
+def run(main):
+    """Run a lab's main as a command: a user's mistake (ValueError) is one line and exit 1,
+    Ctrl-C one line and exit 130, and a reader that stops early (| head) ends it quietly.
+    What the terminal cannot show (Korean under LC_ALL=C) is written as escapes."""
+    if sys.stdout is None:  # started with >&-
+        fail('standard output is closed; run it again without >&-')
+    for stream in sys.stdout, sys.stderr:
+        if stream is not None and hasattr(stream, 'reconfigure'):
+            stream.reconfigure(errors='backslashreplace')
+    try:
+        main()
+        sys.stdout.flush()  # here, where a closed pipe can still be caught
+    except ValueError as e:
+        fail(e)
+    except KeyboardInterrupt:
+        fail('interrupted', 130)
+    except BrokenPipeError:
+        # the reader is gone: point stdout at nothing so that Python's last flush is quiet
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(141)  # 128 + SIGPIPE, what a shell shows for a program stopped by a closed pipe

@@ -1,0 +1,311 @@
+"""What only the shipped tokenizer.py and our three lesson labs do beyond the lesson.
+
+A tokenizer.py typed from the lesson has none of this, so with one in place this is the
+only module where tests may fail: one-line messages for mistakes in the user's files,
+a save that is all or nothing, library calls that refuse what they cannot handle,
+working from another folder, and the lesson labs' hints and errors.
+"""
+import enum
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+import unittest
+from pathlib import Path
+from unittest import mock
+
+import tokenizer
+from tests.project import LESSON_FILES, TEXT, copy_project, run
+from tokenizer import BPE
+
+
+class CommandLineErrorTest(unittest.TestCase):
+    """Each case breaks one file in a copy of the project that already has a good tokenizer.json."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.root = copy_project(cls)
+        assert run(cls.root, 'tokenizer.py').returncode == 0
+        cls.saved = (cls.root / 'data' / 'tokenizer.json').read_bytes()
+
+    def setUp(self):
+        self.settings = self.root / 'settings.json'
+        self.train = self.root / 'data' / 'train.txt'
+        self.addCleanup(self.restore, self.settings, b'{"merges": 12}\n')
+        self.addCleanup(self.restore, self.train, TEXT.encode('utf-8'))
+        self.addCleanup(self.restore, self.root / 'data' / 'tokenizer.json', self.saved)
+
+    @staticmethod
+    def restore(path, data):
+        """Put a good file back, whatever the test left there (a folder, a pipe, a link)."""
+        if path.is_dir() and not path.is_symlink():
+            path.rmdir()
+        elif path.exists() or path.is_symlink():
+            path.unlink()
+        path.write_bytes(data)
+
+    def assert_refused(self, *words):
+        """tokenizer.py fails with one line naming words, and the saved tokenizer is untouched."""
+        done = run(self.root, 'tokenizer.py', timeout=20)
+        self.assertEqual(done.returncode, 1, done.stdout)
+        self.assertEqual(done.stdout, '')
+        self.assertNotIn('Traceback', done.stderr)
+        self.assertEqual(len(done.stderr.splitlines()), 1, done.stderr)
+        for word in words:
+            self.assertIn(word, done.stderr)
+        self.assertEqual((self.root / 'data' / 'tokenizer.json').read_bytes(), self.saved)
+        self.assertEqual([p.name for p in (self.root / 'data').iterdir() if p.name.endswith('.tmp')], [])
+        return done.stderr
+
+    def test_missing_settings(self):
+        self.settings.unlink()
+        self.assert_refused('settings.json', 'No such file', '{"merges": 12}')
+
+    def test_settings_that_are_not_json(self):
+        self.settings.write_text('{"merges": 12')
+        self.assert_refused('settings.json', 'not valid JSON', 'line 1')
+
+    def test_merges_that_are_not_a_whole_number_of_zero_or_more(self):
+        for value in ['[12]', '{"merge": 12}', '{"merges": "12"}', '{"merges": -1}', '{"merges": 1.5}',
+                      '{"merges": true}', '{"merges": null}', '{"merges": 1e3}']:
+            with self.subTest(value):
+                self.settings.write_text(value)
+                self.assert_refused('settings.json', '"merges" once, as a whole number >= 0')
+
+    def test_merges_written_twice(self):
+        self.settings.write_text('{"merges": 5, "merges": 12}')
+        self.assert_refused('settings.json', '"merges" once')
+
+    def test_settings_nested_too_deeply(self):
+        self.settings.write_text('[' * 3000)
+        self.assert_refused('settings.json', 'not valid JSON')
+
+    def test_settings_larger_than_4_kb(self):
+        self.settings.write_text('{"merges": 12}' + ' ' * 5000)
+        self.assert_refused('settings.json', 'too large')
+
+    @unittest.skipUnless(hasattr(os, 'mkfifo'), 'needs named pipes')
+    def test_settings_that_are_a_pipe_or_a_device_are_refused_not_read_forever(self):
+        self.settings.unlink()
+        os.mkfifo(self.settings)
+        self.assert_refused('settings.json', 'not a regular file')
+        self.settings.unlink()
+        self.settings.symlink_to('/dev/zero')
+        self.assert_refused('settings.json', 'not a regular file')
+
+    def test_missing_training_text(self):
+        self.train.unlink()
+        self.assert_refused('train.txt', 'No such file', 'put your training text there')
+
+    def test_empty_training_text(self):
+        self.train.write_bytes(b'')
+        self.assert_refused('train.txt', 'is empty')
+
+    def test_training_text_that_is_not_utf8_names_the_first_bad_byte(self):
+        self.train.write_bytes('Q: hi\nA: caf\xe9\n'.encode('latin-1'))
+        self.assert_refused('train.txt', 'not UTF-8', 'byte 0xe9', 'line 2', 'save it as UTF-8')
+
+    def test_training_text_in_utf16_without_its_mark(self):
+        self.train.write_bytes(TEXT.encode('utf-16-le'))
+        self.assert_refused('train.txt', 'looks like UTF-16', 'save it as UTF-8')
+
+    def test_training_text_that_is_a_folder(self):
+        self.train.unlink()
+        self.train.mkdir()
+        self.assert_refused('train.txt', 'not a regular file')
+
+    def test_fewer_merges_than_asked_are_reported(self):
+        self.settings.write_text('{"merges": 100000}')
+        done = run(self.root, 'tokenizer.py')
+        self.assertEqual(done.returncode, 0, done.stderr)
+        made = len(json.loads((self.root / 'data/tokenizer.json').read_text(encoding='utf-8'))['merges'])
+        self.assertIn(f'asked for 100000 merges; no pair occurs twice after {made}', done.stdout)
+
+
+class ReadLikeTheLessonTest(unittest.TestCase):
+    """The same file gives the same tokenizer.json as the lesson's own tokenizer.py gives."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.ours, cls.lesson = copy_project(cls), copy_project(cls)
+        (cls.lesson / 'tokenizer.py').write_bytes((LESSON_FILES / 'tokenizer.py').read_bytes())
+
+    def trained(self, root, data):
+        (root / 'data' / 'train.txt').write_bytes(data)
+        done = run(root, 'tokenizer.py')
+        self.assertEqual(done.returncode, 0, done.stderr)
+        return json.loads((root / 'data' / 'tokenizer.json').read_text(encoding='utf-8'))
+
+    def test_windows_and_old_mac_line_ends_train_like_the_lesson(self):
+        for name, newline in [('CRLF', b'\r\n'), ('lone CR', b'\r')]:
+            with self.subTest(name):
+                data = TEXT.encode('utf-8').replace(b'\n', newline)
+                ours = self.trained(self.ours, data)
+                self.assertEqual(ours, self.trained(self.lesson, data))
+                self.assertEqual(ours, BPE.train(TEXT, 12).state())  # as if the file had '\n'
+
+    def test_a_byte_order_mark_is_left_out(self):
+        state = self.trained(self.ours, b'\xef\xbb\xbf' + TEXT.encode('utf-8'))
+        self.assertEqual(state, BPE.train(TEXT, 12).state())
+
+
+class SaveTest(unittest.TestCase):
+    """save() writes a file of its own and renames it, so tokenizer.json is old or new, never half."""
+
+    def setUp(self):
+        self.root = copy_project(self, parts=['tokenizer.py'])
+        self.path = self.root / 'tokenizer.json'
+        self.path.write_text('{"old": true}\n', encoding='utf-8')
+
+    def assert_old_file_survives(self):
+        self.assertEqual(self.path.read_text(encoding='utf-8'), '{"old": true}\n')
+        self.assertEqual(sorted(p.name for p in self.root.iterdir()), ['tokenizer.json', 'tokenizer.py'])
+
+    def test_save_replaces_the_file(self):
+        tokenizer.save('new\n', self.path)
+        self.assertEqual(self.path.read_text(encoding='utf-8'), 'new\n')
+
+    def test_a_write_that_fails_leaves_the_old_file(self):
+        with mock.patch.object(os, 'fsync', side_effect=OSError(28, 'No space left on device')):
+            with self.assertRaisesRegex(ValueError, r'cannot write .*json \(No space left on device\)'):
+                tokenizer.save('{"vocab": [], "merges": []}\n', self.path)
+        self.assert_old_file_survives()
+
+    def test_a_failing_rename_leaves_the_old_file(self):
+        with mock.patch.object(os, 'replace', side_effect=OSError(13, 'Permission denied')):
+            with self.assertRaisesRegex(ValueError, r'cannot write .*\(Permission denied\)'):
+                tokenizer.save('new\n', self.path)
+        self.assert_old_file_survives()
+
+    def test_ctrl_c_while_saving_leaves_the_old_file(self):
+        with mock.patch.object(os, 'replace', side_effect=KeyboardInterrupt):
+            with self.assertRaises(KeyboardInterrupt):
+                tokenizer.save('new\n', self.path)
+        self.assert_old_file_survives()
+
+    def test_two_processes_saving_at_once_always_leave_one_whole_file(self):
+        # each writer saves its own text 150 times; a reader checks the file all the while
+        code = ('import sys; from pathlib import Path; from tokenizer import save\n'
+                'for n in range(150): save(sys.argv[1] * 20000, Path("tokenizer.json"))')
+        writers = [subprocess.Popen([sys.executable, '-c', code, mark], cwd=self.root) for mark in 'AB']
+        seen = set()
+        while any(w.poll() is None for w in writers):
+            seen.add(self.path.read_text(encoding='utf-8'))
+        self.assertEqual([w.returncode for w in writers], [0, 0])
+        seen.add(self.path.read_text(encoding='utf-8'))
+        self.assertLessEqual(seen, {'{"old": true}\n', 'A' * 20000, 'B' * 20000})
+        self.assertEqual(sorted(p.name for p in self.root.iterdir()), ['tokenizer.json', 'tokenizer.py'])
+
+    @unittest.skipUnless(hasattr(signal, 'SIGKILL'), 'needs SIGKILL')
+    def test_a_writer_killed_at_any_moment_leaves_the_old_or_the_new_file(self):
+        code = ('import sys; from pathlib import Path; from tokenizer import save\n'
+                'while True:\n    for mark in "AB": save(mark * 500000, Path("tokenizer.json"))')
+        rng = random.Random(4)
+        for _ in range(8):
+            writer = subprocess.Popen([sys.executable, '-c', code], cwd=self.root)
+            time.sleep(0.1 + rng.random() * 0.2)
+            writer.kill()
+            writer.wait()
+            self.assertIn(self.path.read_text(encoding='utf-8'), {'{"old": true}\n', 'A' * 500000, 'B' * 500000})
+
+    def test_ctrl_c_on_the_command_line_is_one_line(self):
+        root = copy_project(self)
+        rng = random.Random(0)  # random text keeps the lesson's trainer busy for minutes
+        (root / 'data' / 'train.txt').write_text(''.join(rng.choice('abcdefghijklmnop ') for _ in range(200_000)))
+        (root / 'settings.json').write_text('{"merges": 100000}')
+        (root / 'data' / 'tokenizer.json').write_text('{"old": true}\n')
+        process = subprocess.Popen([sys.executable, 'tokenizer.py'], cwd=root, text=True,
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        time.sleep(1.0)
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=60)
+        self.assertEqual(process.returncode, 1)
+        self.assertEqual(err, 'tokenizer.py: interrupted; data/tokenizer.json is as it was\n')
+        self.assertEqual((root / 'data' / 'tokenizer.json').read_text(), '{"old": true}\n')
+
+
+class LibraryRefusesWhatItCannotHandleTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tok = BPE.train(TEXT, 12)
+
+    def test_decode_refuses_ids_outside_the_vocabulary_and_non_integers(self):
+        for bad in [-1, 40, 1.0, '3', None, True, [1]]:
+            with self.subTest(bad=bad), self.assertRaisesRegex(ValueError, 'not in this vocabulary of 40 tokens'):
+                self.tok.decode([1, bad])
+
+    def test_decode_takes_any_iterable_and_any_integer_type(self):
+        class Id(enum.IntEnum):
+            H = 13
+        ids = self.tok.encode('Q: hi')
+        self.assertEqual(self.tok.decode(i for i in ids), 'Q: hi')
+        self.assertEqual(self.tok.decode([Id.H]), 'h')
+
+    def test_encode_refuses_what_is_not_a_str(self):
+        for bad in [b'cat', ['c', 'a', 't'], None]:
+            with self.subTest(bad=bad), self.assertRaisesRegex(TypeError, 'encode takes a str'):
+                self.tok.encode(bad)
+
+    def test_train_refuses_a_text_that_is_not_a_str_or_a_bad_count(self):
+        for text, count in [(b'abab', 1), ('abab', True), ('abab', -1), ('abab', 2.5)]:
+            with self.subTest(text=text, count=count), self.assertRaises(TypeError):
+                BPE.train(text, count)
+
+
+class FromAnotherFolderTest(unittest.TestCase):
+    def test_tokenizer_py_finds_its_files_from_another_folder(self):
+        root = copy_project(self)
+        done = run(root, str(root / 'tokenizer.py'), cwd=root.parent)
+        self.assertEqual((done.returncode, done.stdout), (0, 'vocab: 40 merges: 12\nroundtrip: OK [29, 13, 14, 1, 30]\n'))
+
+    def test_installed_without_settings_beside_it_it_uses_the_current_folder(self):
+        # as pip installs it: tokenizer.py alone in site-packages, the project in the current folder
+        root = copy_project(self)
+        installed = root.parent / 'site-packages'
+        installed.mkdir()
+        (root / 'tokenizer.py').rename(installed / 'tokenizer.py')
+        done = run(root, '-m', 'tokenizer', env={'PYTHONPATH': str(installed)})
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertTrue((root / 'data' / 'tokenizer.json').exists())
+        elsewhere = run(root, '-m', 'tokenizer', cwd=root.parent, env={'PYTHONPATH': str(installed)})
+        self.assertEqual(elsewhere.returncode, 1)
+        self.assertNotIn('site-packages', elsewhere.stderr)
+
+
+class LessonLabsExtrasTest(unittest.TestCase):
+    """What our bpe_trace, unknown and token_count add to the lesson's: hints and one-line errors."""
+
+    def test_running_a_lab_as_a_file_gives_a_one_line_hint(self):
+        root = copy_project(self)
+        for name in ['bpe_trace', 'unknown', 'token_count']:
+            with self.subTest(name):
+                done = run(root, f'lab/{name}.py')
+                self.assertEqual(done.stderr, f'run this lab from the project folder as: python3 -m lab.{name}\n')
+
+    def test_unknown_says_to_train_first_when_no_tokenizer_is_saved(self):
+        done = run(copy_project(self), '-m', 'lab.unknown')
+        self.assertEqual((done.returncode, done.stdout), (1, ''))
+        self.assertIn('python3 tokenizer.py', done.stderr)
+        self.assertEqual(len(done.stderr.splitlines()), 1)
+
+    def test_unknown_refuses_a_damaged_tokenizer_in_one_line(self):
+        root = copy_project(self)
+        state = BPE.train(TEXT, 12).state()
+        state['vocab'][30] = 'A:'
+        (root / 'data' / 'tokenizer.json').write_text(json.dumps(state), encoding='utf-8')
+        done = run(root, '-m', 'lab.unknown')
+        self.assertEqual(done.returncode, 1)
+        self.assertEqual(done.stderr.count('\n'), 1, done.stderr)
+        self.assertIn("vocab[30] is 'A:'", done.stderr)
+
+    def test_token_count_names_a_missing_file(self):
+        done = run(copy_project(self), '-m', 'lab.token_count', 'nope.txt')
+        self.assertEqual(done.returncode, 1)
+        self.assertIn('nope.txt', done.stderr)
+
+
+if __name__ == '__main__':
+    unittest.main()
