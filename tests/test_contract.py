@@ -1,0 +1,86 @@
+"""The contract: outside tokenizer.py, nothing uses more of it than the lesson's own file has.
+
+A learner types tokenizer.py from the lesson: merge, and BPE with vocab, merges, chars,
+train, encode, decode and state. So the labs and the tests may import only merge and
+BPE from it, and everything must work with a file that has nothing more.
+"""
+import ast
+import json
+import unittest
+
+from tests.project import LESSON_FILES, ROOT, copy_project, run, use_lesson_files
+
+ALLOWED = {'merge', 'BPE'}
+BEYOND = ROOT / 'tests' / 'test_beyond_lesson.py'  # the one place that tests what only ours has
+LESSON_TESTS = ['tests.test_lesson_merge', 'tests.test_lesson_train', 'tests.test_lesson_encode',
+                'tests.test_lesson_output']
+LABS = sorted(path.stem for path in (ROOT / 'lab').glob('*.py') if path.stem not in ('__init__', 'common'))
+
+
+def imports_from_tokenizer(path):
+    """(line, what) for each import of tokenizer in a Python file."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding='utf-8'))):
+        if isinstance(node, ast.ImportFrom) and node.module == 'tokenizer':
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.Import):
+            found += [(node.lineno, 'import tokenizer') for alias in node.names if alias.name == 'tokenizer']
+    return found
+
+
+class ContractTest(unittest.TestCase):
+    def test_labs_and_tests_import_only_merge_and_bpe_from_tokenizer(self):
+        files = [p for p in sorted((ROOT / 'lab').glob('*.py')) + sorted((ROOT / 'tests').glob('*.py'))
+                 if p != BEYOND]
+        self.assertGreater(len(files), 20)
+        for path in files:
+            for line, name in imports_from_tokenizer(path):
+                with self.subTest(f'{path.relative_to(ROOT)}:{line}'):
+                    self.assertIn(name, ALLOWED)
+
+    def test_the_lesson_files_follow_the_lesson(self):
+        # they hold what the lesson's own file holds, and nothing more
+        tree = ast.parse((LESSON_FILES / 'tokenizer.py').read_text(encoding='utf-8'))
+        names = {node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
+        self.assertEqual(names, {'merge', 'BPE'})
+
+
+class LessonFilesInPlaceTest(unittest.TestCase):
+    """A lesson-style tokenizer.py (and then the lesson's three labs) in place of ours, in a copy."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.root = copy_project(cls, parts=['tokenizer.py', 'settings.json', 'data', 'lab', 'tests'])
+        use_lesson_files(cls.root)
+        cls.trained = run(cls.root, 'tokenizer.py')
+
+    def test_tokenizer_py_prints_the_lesson_lines(self):
+        self.assertEqual(self.trained.stdout, 'vocab: 40 merges: 12\nroundtrip: OK [29, 13, 14, 1, 30]\n')
+        saved = json.loads((self.root / 'data' / 'tokenizer.json').read_text(encoding='utf-8'))
+        self.assertEqual(sorted(saved), ['merges', 'vocab'])
+
+    def test_every_lab_runs_on_the_defaults(self):
+        for name in LABS:
+            with self.subTest(name):
+                done = run(self.root, '-m', f'lab.{name}')
+                self.assertEqual(done.returncode, 0, done.stderr)
+                self.assertNotIn('Traceback', done.stderr)
+
+    def test_the_lesson_rule_tests_pass(self):
+        done = run(self.root, '-m', 'unittest', *LESSON_TESTS, timeout=300)
+        self.assertEqual(done.returncode, 0, done.stderr[-3000:])
+        self.assertIn('OK', done.stderr.splitlines()[-1])
+
+    def test_the_lesson_labs_typed_as_the_lesson_shows_print_the_same(self):
+        ours = {name: run(self.root, '-m', f'lab.{name}').stdout for name in ['bpe_trace', 'unknown', 'token_count']}
+        root = copy_project(self, parts=['settings.json', 'data/train.txt', 'lab'])
+        use_lesson_files(root, labs=True)
+        run(root, 'tokenizer.py')
+        for name, printed in ours.items():
+            with self.subTest(name):
+                done = run(root, '-m', f'lab.{name}')
+                self.assertEqual((done.returncode, done.stdout), (0, printed))
+
+
+if __name__ == '__main__':
+    unittest.main()
