@@ -1,4 +1,4 @@
-"""Audit a tokenizer on a corpus before a model is trained with it: an acceptance report.
+"""Audit a tokenizer on a corpus before a model trains with it: acceptance report.
 
     python3 -m lab.audit [FILE] [--tokenizer PATH] [--max-unk RATE]
 

@@ -1,4 +1,4 @@
-"""Byte-level BPE: no unknown characters, ever, because every text is made of bytes.
+"""Byte-level BPE: no unknown characters, ever, since every text is made of bytes.
 
     python3 -m lab.byte_bpe [FILE] [--vocab-size N] [--out PATH] [--force]
 
@@ -17,8 +17,8 @@ bytes of every id and decodes UTF-8 once, at the end, since one character's byte
 may be split across tokens. The tokenizer is saved to PATH (default
 data/byte_tokenizer.json) and loaded back.
 
-Try next: train on data/mixed.txt and compare how many tokens Korean costs here and
-in the character-level tokenizer:
+Try next: train on data/mixed.txt and compare how many tokens Korean costs
+here and in the character-level tokenizer:
     python3 -m lab.byte_bpe data/mixed.txt --vocab-size 400
 """
 import json

@@ -9,7 +9,8 @@ Every lab loads a tokenizer through the same check, which refuses a file with th
 first problem it finds. This lab says whether PATH (default data/tokenizer.json) is
 sound.
 
-Try next: copy data/tokenizer.json, change a piece in the copy by hand, and check it:
+Try next: copy data/tokenizer.json, change a piece in the copy by hand, and
+check the copy:
     python3 -m lab.check --tokenizer copy.json
 """
 import sys

@@ -1,4 +1,4 @@
-"""Compression: how much text one token carries, and why it depends on the language.
+"""Compression: how much text one token carries, and why that depends on language.
 
     python3 -m lab.compression [FILE ...] [--tokenizer PATH]
 

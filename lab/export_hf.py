@@ -1,4 +1,4 @@
-"""Export to the Hugging Face `tokenizers` format: same vocab, same merges, same ids.
+"""Export to the Hugging Face `tokenizers` format: same vocab, merges and ids.
 
     python3 -m lab.export_hf [--tokenizer PATH] [--out PATH] [--force]
 
@@ -16,8 +16,8 @@ Then, with `pip install tokenizers`:
     tok = Tokenizer.from_file('data/tokenizer.hf.json')
     tok.encode('Q: hi\\nA: ').ids    # the ids python3 tokenizer.py printed
 
-Try next: export a tokenizer trained on data/mixed.txt and compare the ids of a few
-Korean lines in both libraries.
+Try next: export a tokenizer trained on data/mixed.txt and compare the ids of
+a few Korean lines in both libraries.
 """
 import json
 import sys

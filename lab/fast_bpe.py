@@ -1,4 +1,4 @@
-"""Fast BPE: the very same tokenizer as tokenizer.py, trained and applied in seconds.
+"""Fast BPE: the very same tokenizer as tokenizer.py, trained in seconds.
 
     python3 -m lab.fast_bpe [FILE] [--merges N] [--out PATH] [--force]
 

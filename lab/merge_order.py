@@ -9,8 +9,8 @@ takes the 'e' that 'e r' needed. Then the same point on the real tokenizer
 and the ids change, which is why tokenizer.json keeps the merges as a list, in the
 order learned.
 
-Try next: shuffle with other seeds (--seed N), or train with more merges first; the
-more merges build on each other, the more a shuffle breaks.
+Try next: shuffle with other seeds (--seed N), or train with more merges first;
+the more merges build on each other, the more a shuffle breaks.
 """
 import random
 import sys

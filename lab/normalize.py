@@ -1,4 +1,4 @@
-"""Unicode normalization: Korean text that looks the same can be two different strings.
+"""Unicode normalization: Korean that looks the same can be two different strings.
 
     python3 -m lab.normalize [FILE]
 
@@ -16,8 +16,8 @@ Then it reports whether FILE (default data/train.txt) is in NFC, and which lines
 not; it exits 1 when some are not.
 
 Try next: make an NFD file with
-    python3 -c "import unicodedata; print(unicodedata.normalize('NFD', '한국어'))" > nfd.txt
-and run the lab on it.
+    python3 -c "import unicodedata as u; print(u.normalize('NFD','한국어'))" >x.txt
+and run the lab on x.txt.
 """
 import sys
 import unicodedata

@@ -15,8 +15,8 @@ the line of your file. The merges are compared with a small reference written he
 which does not use your file, and the first one that differs is shown with both
 pairs, their counts, and where each occurs first.
 
-Try next: make one mistake on purpose (step one instead of two in merge, forget the
-sorted() of the base vocabulary) and see which rule catches it.
+Try next: make one mistake on purpose (step one instead of two in merge, forget
+the sorted() of the base vocabulary) and see which rule catches it.
 """
 import concurrent.futures
 import json
@@ -400,7 +400,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         copy_for_check(path, folder)
-        print(f'checking {shown_file} against the rules of the lesson, in the order it teaches them\n')
+        print(f'checking {shown_file} against the lesson\'s rules, in the order it teaches them\n')
         first = run_rules(folder, ['rule_imports'], shown_file)['rule_imports']
         report(RULES[0][0], first.get('lines'))
         if 'lines' in first:
@@ -419,7 +419,7 @@ def main():
                 failed += bool(problem)
         stuck = any('never ends' in ' '.join(answer.get('lines', [])) for answer in answers.values())
         problem = ['not checked: a rule above never finished'] if stuck else check_command_line(folder, shown_file)
-        report(f'python3 {shown_file} prints the lesson\'s two lines and saves tokenizer.json', problem)
+        report(f'python3 {shown_file} prints the lesson\'s two lines, saves tokenizer.json', problem)
         failed += bool(problem)
     total = len(RULES) + 1
     print(f'\n{total - failed} of {total} rules hold')

@@ -94,8 +94,9 @@ def report(results, merges, lesson_merges):
     print(table(speed, right=range(1, 6)))
     print('\nthe lesson\'s BPE.train against lab.fast_bpe\n')
     print(table(lesson, right=range(1, 6)))
-    print(f'(est.: the lesson\'s time for {k} merges times merges / {k}: rough, and high, as its')
-    print(' later rounds are cheaper on a shorter text. At few merges fast_bpe mostly sets up.)')
+    print(f'(est.: the lesson\'s time for {k} merges times merges / {k}: rough, and high,')
+    print(' as its later rounds are cheaper on a shorter text. At few merges fast_bpe')
+    print(' mostly sets up.)')
     print(f'\ntraining time against the length of the text ({merges:,} merges asked)\n')
     print(table(growth, right=range(1, 5)))
 

@@ -1,4 +1,4 @@
-"""Word-level BPE: merges are learned inside words only, the classic way (Sennrich et al.).
+"""Word-level BPE: merges inside words only, the classic way (Sennrich et al.).
 
     python3 -m lab.word_bpe [FILE] [--merges N]
 
