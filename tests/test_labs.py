@@ -278,14 +278,6 @@ class AuditAndCompressionCountAlikeTest(unittest.TestCase):
 
 
 class EveryLabTest(unittest.TestCase):
-    def test_labs_that_take_a_file_run_on_mixed_text(self):
-        root = copy_project(self)
-        run(root, 'tokenizer.py')
-        for name in ['word_bpe', 'byte_bpe', 'compression', 'normalize', 'merge_order', 'prepare']:
-            with self.subTest(name):
-                done = run(root, '-m', f'lab.{name}', 'data/mixed.txt')
-                self.assertEqual(done.returncode, 0, done.stderr)
-
     def test_a_missing_file_is_one_line_for_every_lab_that_reads_one(self):
         root = copy_project(self)
         run(root, 'tokenizer.py')
