@@ -1,0 +1,216 @@
+"""Files, read and written the way trusted tools do it: nothing lost, torn, mixed up or read forever.
+
+Reading: text as the lesson's Path.read_text gives it, and only from regular files.
+Writing: all at once, only where the user meant, checked before the long work.
+"""
+import concurrent.futures
+import json
+import os
+import random
+import signal
+import stat
+import subprocess
+import sys
+import time
+import unittest
+from pathlib import Path
+from unittest import mock
+
+from lab import common, prepare
+from tests.project import TEXT, copy_project, run
+from tokenizer import BPE
+
+
+class ReadTest(unittest.TestCase):
+    def setUp(self):
+        self.root = copy_project(self, parts=['data/train.txt'])
+        self.path = self.root / 'some.txt'
+
+    def read(self, data):
+        self.path.write_bytes(data)
+        return common.read_text(self.path)
+
+    def test_line_ends_become_newlines_as_in_path_read_text(self):
+        for data in [b'a\r\nb\r\n', b'a\rb\r', b'a\nb\n']:
+            with self.subTest(data=data):
+                self.assertEqual(self.read(data), 'a\nb\n')
+                self.assertEqual(self.read(data), self.path.read_text(encoding='utf-8'))
+
+    def test_a_byte_order_mark_is_left_out(self):
+        self.assertEqual(self.read(b'\xef\xbb\xbfQ: hi\n'), 'Q: hi\n')
+
+    def test_utf16_is_refused_with_a_hint(self):
+        for data in ['Q: hi\n'.encode('utf-16-le'), 'Q: hi\n'.encode('utf-16')]:
+            with self.subTest(data=data[:4]), self.assertRaisesRegex(ValueError, 'UTF-16|not UTF-8'):
+                self.read(data)
+
+    @unittest.skipUnless(hasattr(os, 'mkfifo'), 'needs named pipes')
+    def test_a_pipe_or_a_device_is_refused_not_read_forever(self):
+        fifo = self.root / 'fifo'
+        os.mkfifo(fifo)
+        for path in [fifo, Path('/dev/zero'), self.root]:
+            with self.subTest(path=path), self.assertRaisesRegex(ValueError, 'regular file|a folder'):
+                common.read_text(path)
+
+    def test_a_file_larger_than_its_bound_is_refused(self):
+        self.path.write_text('{"merges": 12}' + ' ' * 5000)
+        with self.assertRaisesRegex(ValueError, 'larger than 4,096 bytes'):
+            common.read_merge_count(self.path)
+
+
+class SaveTest(unittest.TestCase):
+    def setUp(self):
+        self.root = copy_project(self, parts=['data/train.txt'])
+        self.path = self.root / 'out.json'
+        self.path.write_text('old\n')
+
+    def leftovers(self):
+        return [p.name for p in self.root.iterdir() if p.name.endswith('.tmp')]
+
+    def test_the_file_keeps_its_permissions(self):
+        self.path.chmod(0o640)
+        common.save('new\n', self.path)
+        self.assertEqual((self.path.read_text(), stat.S_IMODE(self.path.stat().st_mode)), ('new\n', 0o640))
+
+    def test_a_symlink_is_written_through_and_stays_a_link(self):
+        link = self.root / 'link.json'
+        link.symlink_to(self.path)
+        common.save('new\n', link)
+        self.assertTrue(link.is_symlink())
+        self.assertEqual(self.path.read_text(), 'new\n')
+
+    def test_a_failing_write_leaves_the_old_file_and_no_temporary_one(self):
+        with mock.patch.object(os, 'fsync', side_effect=OSError(28, 'No space left on device')):
+            with self.assertRaisesRegex(ValueError, r'cannot write .*out.json \(No space left on device\)'):
+                common.save('new\n', self.path)
+        self.assertEqual((self.path.read_text(), self.leftovers()), ('old\n', []))
+
+    def test_many_writers_at_once_leave_one_whole_file(self):
+        texts = [str(n) * 50_000 for n in range(4)]
+        for _ in range(25):
+            with concurrent.futures.ThreadPoolExecutor(4) as pool:
+                list(pool.map(lambda text: common.save(text, self.path), texts))
+            self.assertIn(self.path.read_text(), texts)
+        self.assertEqual(self.leftovers(), [])
+
+    @unittest.skipUnless(hasattr(signal, 'SIGKILL'), 'needs SIGKILL')
+    def test_a_writer_killed_at_any_moment_leaves_the_old_or_the_new_file(self):
+        code = ('import sys; from lab import common\n'
+                'while True:\n    for mark in "AB": common.save(mark * 400000, sys.argv[1])')
+        rng = random.Random(9)
+        for _ in range(6):
+            writer = subprocess.Popen([sys.executable, '-c', code, str(self.path)], cwd=common.ROOT)
+            time.sleep(0.15 + rng.random() * 0.2)
+            writer.kill()
+            writer.wait()
+            self.assertIn(self.path.read_text(), {'old\n', 'A' * 400000, 'B' * 400000})
+
+
+class CheckOutTest(unittest.TestCase):
+    """check_out refuses an output the user cannot or should not mean, before any work is done."""
+
+    def setUp(self):
+        self.root = copy_project(self, parts=['data/train.txt'])
+        self.tokenizer = self.root / 'tokenizer.json'
+        self.tokenizer.write_text(json.dumps(BPE.train(TEXT, 3).state()))
+
+    def refused(self, path, words, inputs=(), force=False):
+        with self.assertRaisesRegex(ValueError, words):
+            common.check_out(path, 'tokenizer.json', common.json_with('vocab', 'merges'), inputs, force)
+
+    def test_a_tokenizer_json_may_be_replaced(self):
+        self.assertEqual(common.check_out(self.tokenizer, 'tokenizer.json', common.json_with('vocab', 'merges')),
+                         self.tokenizer)
+
+    def test_a_folder_is_refused(self):
+        for path in [self.root, Path(''), Path('.'), Path('/')]:
+            with self.subTest(path=str(path)):
+                self.refused(path, 'is a folder')
+
+    def test_a_device_or_a_pipe_is_refused(self):
+        fifo = self.root / 'fifo'
+        os.mkfifo(fifo)
+        for path in [Path('/dev/null'), Path('/dev/full'), fifo]:
+            with self.subTest(path=str(path)):
+                self.refused(path, 'not a regular file')
+
+    def test_a_read_only_file_is_refused(self):
+        self.tokenizer.chmod(0o444)
+        self.refused(self.tokenizer, 'is read-only')
+
+    def test_an_output_that_is_an_input_is_refused(self):
+        self.refused(self.root / 'data' / 'train.txt', 'is also what this reads',
+                     inputs=[self.root / 'data' / 'train.txt'], force=True)
+
+    def test_a_file_of_another_kind_is_refused_unless_forced(self):
+        notes = self.root / 'notes.json'
+        notes.write_text('{"my": "notes"}')
+        self.refused(notes, 'is not a tokenizer.json: use --force')
+        common.check_out(notes, 'tokenizer.json', common.json_with('vocab', 'merges'), force=True)
+
+    def test_a_missing_folder_is_refused(self):
+        self.refused(self.root / 'no' / 'such' / 'out.json', 'there is no folder')
+
+
+class CommandLineOutTest(unittest.TestCase):
+    """On the command line: the same refusals, one line each, and the input untouched."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.root = copy_project(cls)
+        assert run(cls.root, 'tokenizer.py').returncode == 0
+
+    def assert_refused(self, args, words, untouched):
+        before = untouched.read_bytes()
+        done = run(self.root, '-m', *args)
+        self.assertEqual(done.returncode, 1, done.stdout)
+        self.assertEqual(done.stderr.count('\n'), 1, done.stderr)
+        self.assertIn(words, done.stderr)
+        self.assertEqual(untouched.read_bytes(), before)
+
+    def test_fast_bpe_refuses_to_write_over_its_training_text(self):
+        self.assert_refused(['lab.fast_bpe', '--out', 'data/train.txt'], 'is also what this reads',
+                            self.root / 'data' / 'train.txt')
+
+    def test_export_hf_refuses_to_write_over_the_tokenizer_it_exports(self):
+        self.assert_refused(['lab.export_hf', '--out', 'data/tokenizer.json'], 'is also what this reads',
+                            self.root / 'data' / 'tokenizer.json')
+
+    def test_a_bad_out_is_reported_before_training(self):
+        (self.root / 'big.txt').write_text('abcdefgh ' * 20_000)
+        started = time.monotonic()
+        self.assert_refused(['lab.fast_bpe', 'big.txt', '--merges', '100000', '--out', 'no/such/t.json'],
+                            'there is no folder', self.root / 'big.txt')
+        self.assertLess(time.monotonic() - started, 5)
+
+
+class PrepareMetaTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.root = copy_project(cls)
+        assert run(cls.root, 'tokenizer.py').returncode == 0
+        assert run(cls.root, '-m', 'lab.prepare').returncode == 0
+
+    def test_meta_json_describes_the_bins(self):
+        data = self.root / 'data'
+        meta = json.loads((data / 'meta.json').read_text())
+        self.assertEqual(meta['tokenizer_sha256'], common.fingerprint(common.load_tokenizer(data / 'tokenizer.json')))
+        self.assertEqual(prepare.read_bin(data, 'val.bin'), prepare.from_bytes((data / 'val.bin').read_bytes(), 'H'))
+
+    def test_a_bin_that_does_not_match_meta_json_is_refused(self):
+        data = self.root / 'data'
+        good = (data / 'val.bin').read_bytes()
+        self.addCleanup((data / 'val.bin').write_bytes, good)
+        (data / 'val.bin').write_bytes(good[:-2])  # as if another run had written it
+        with self.assertRaisesRegex(ValueError, 'not the file meta.json describes'):
+            prepare.read_bin(data, 'val.bin')
+
+    def test_a_text_of_one_document_is_a_clear_error(self):
+        (self.root / 'one.txt').write_text('just one paragraph\nof two lines\n')
+        done = run(self.root, '-m', 'lab.prepare', 'one.txt', '--out', '.')
+        self.assertEqual(done.returncode, 1)
+        self.assertIn('one at least each', done.stderr)
+
+
+if __name__ == '__main__':
+    unittest.main()
