@@ -8,6 +8,7 @@ import concurrent.futures
 import contextlib
 import io
 import os
+import random
 import runpy
 import signal
 import subprocess
@@ -15,6 +16,7 @@ import sys
 import unittest
 from unittest import mock
 
+from lab import common
 from tests.project import ROOT, copy_project, run
 
 LABS = sorted(path.stem for path in (ROOT / 'lab').glob('*.py') if path.stem not in ('__init__', 'common'))
@@ -147,6 +149,45 @@ class EveryLabTest(unittest.TestCase):
                 code, out, err = run_inside(self.root, name, *SLOW.get(name, []), encoding='ascii')
                 self.assertEqual(code, 0, err)
                 out.encode('ascii')  # all of it, escapes included
+
+
+class TerminalTest(unittest.TestCase):
+    def test_colour_only_on_a_terminal_without_no_color_or_term_dumb(self):
+        class Terminal(io.StringIO):
+            def isatty(self):
+                return True
+        for env, colour in [({'TERM': 'xterm'}, True), ({'TERM': 'dumb'}, False),
+                            ({'TERM': 'xterm', 'NO_COLOR': '1'}, False)]:
+            with self.subTest(env=env), mock.patch.dict(os.environ, env, clear=True):
+                self.assertEqual(common.use_colour(Terminal()), colour)
+        self.assertFalse(common.use_colour(io.StringIO()))
+
+    @unittest.skipUnless(hasattr(os, 'openpty'), 'needs a pseudo-terminal')
+    def test_ctrl_c_during_the_progress_line_starts_its_message_on_a_new_line(self):
+        root = copy_project(self, parts=['settings.json', 'data/train.txt', 'lab', 'tokenizer.py'])
+        rng = random.Random(1)
+        (root / 'big.txt').write_text(''.join(rng.choice('abcdefghij \n') for _ in range(300_000)))
+        leader, follower = os.openpty()  # stderr is a terminal, so the progress line is drawn
+        process = subprocess.Popen([sys.executable, '-m', 'lab.fast_bpe', 'big.txt', '--merges', '100000',
+                                    '--out', 'big.json'], cwd=root, stdout=subprocess.DEVNULL, stderr=follower)
+        os.close(follower)
+        seen = b''
+        while b'merges ' not in seen:
+            seen += os.read(leader, 4096)
+        process.send_signal(signal.SIGINT)
+        process.wait(30)
+        try:
+            while True:
+                chunk = os.read(leader, 4096)
+                if not chunk:
+                    break
+                seen += chunk
+        except OSError:  # the terminal is gone once the process has ended
+            pass
+        os.close(leader)
+        self.assertEqual(process.returncode, 130)
+        self.assertTrue(seen.replace(b'\r\n', b'\n').endswith(b'\nlab.fast_bpe: interrupted\n'), seen[-200:])
+        self.assertFalse((root / 'big.json').exists())
 
 
 class HostileTextTest(unittest.TestCase):
