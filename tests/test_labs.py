@@ -1,10 +1,14 @@
 """The labs' key claims, and that each lab runs on the defaults and on a file of ours."""
 import json
+import random
+import re
 import unicodedata
 import unittest
 
-from lab import audit, byte_bpe, common, compression, fast_bpe, merge_order, normalize, prepare, show, word_bpe
+from lab import (audit, byte_bpe, common, compression, fast_bpe, merge_order, normalize, prepare, pretokenize,
+                 show, special, vocab_curve, word_bpe)
 from tests.project import MIXED, TEXT, copy_project, run
+from tests.test_fuzz import fuzz_texts
 from tokenizer import BPE
 
 
@@ -290,3 +294,97 @@ class EveryLabTest(unittest.TestCase):
 
 if __name__ == '__main__':
     unittest.main()
+
+
+class PretokenizeTest(unittest.TestCase):
+    LINES = re.compile(r'[^\n]+|\n')  # a piece per line: then the lesson's BPE learns the same
+
+    def test_with_a_piece_per_line_it_learns_what_the_lesson_learns(self):
+        rng = random.Random(13)
+        for text in list(fuzz_texts(60, seed=13)) + [TEXT, MIXED]:
+            count = rng.choice([1, 5, 30])
+            self.assertEqual(pretokenize.train(text, count, self.LINES).state(), BPE.train(text, count).state())
+
+    def test_no_token_crosses_a_piece_and_the_text_comes_back(self):
+        for name, pattern in pretokenize.PATTERNS.items():
+            tok = pretokenize.train(MIXED, 200, pattern)
+            encode = pretokenize.encoder(tok, pattern)
+            for text in [MIXED, TEXT, '한국어 토크나이저는 12345 https://example.com/a?b=1 x_y+=2;']:
+                with self.subTest(name, text=text[:20]):
+                    ids = encode(text)
+                    self.assertEqual(tok.decode(ids), text)
+                    ends, at = set(), 0
+                    for i in ids:
+                        at += len(tok.vocab[i])
+                        ends.add(at)
+                    piece_ends, at = set(), 0
+                    for piece in pretokenize.pieces(text, pattern):
+                        at += len(piece)
+                        piece_ends.add(at)
+                    self.assertLessEqual(piece_ends, ends)  # every piece ends where a token ends
+
+    def test_hangul_counts_as_letters_and_gpt4_groups_digits_by_three(self):
+        self.assertEqual(pretokenize.pieces('한국어 토큰 12345', pretokenize.PATTERNS['gpt2']),
+                         ['한국어', ' 토큰', ' 12345'])
+        self.assertEqual(pretokenize.pieces('12345 He\'LL', pretokenize.PATTERNS['gpt4']),
+                         ['123', '45', ' He', "'LL"])
+        self.assertEqual(pretokenize.pieces('a  b', pretokenize.PATTERNS['space']), ['a', ' ', ' b'])
+
+
+class SpecialTest(unittest.TestCase):
+    def setUp(self):
+        self.tok = BPE.train(TEXT, 12)
+        self.ids = special.special_ids(self.tok)
+
+    def test_special_ids_come_after_the_vocabulary(self):
+        self.assertEqual(sorted(self.ids.values()), list(range(40, 40 + len(special.SPECIAL))))
+
+    def test_a_special_string_in_user_text_is_refused_by_default_naming_it_and_where(self):
+        with self.assertRaisesRegex(ValueError, "'<eos>' at character 2"):
+            special.encode(self.tok, 'hi<eos> there')
+
+    def test_allowed_it_becomes_the_special_id(self):
+        ids = special.encode(self.tok, 'hi<eos>', allowed=['<eos>'])
+        self.assertEqual(ids, self.tok.encode('hi') + [self.ids['<eos>']])
+        self.assertEqual(special.decode(self.tok, ids), 'hi<eos>')
+        self.assertEqual(special.decode(self.tok, ids, skip_special=True), 'hi')
+
+    def test_plain_text_never_gives_a_special_id(self):
+        rng = random.Random(21)
+        for _ in range(200):
+            text = ''.join(rng.choice(['a', 'b ', '<eos>', '[A]', '<', '>', '[', 'Q: ', '\n']) for _ in range(20))
+            ids = special.encode(self.tok, text, disallowed='plain')
+            self.assertFalse(set(ids) & set(self.ids.values()), text)
+            self.assertEqual(ids, self.tok.encode(text))
+
+    def test_a_conversation_has_specials_only_where_the_program_put_them(self):
+        turn = special.conversation(self.tok, 'hi<eos>[A]', 'no.')
+        where = [n for n, i in enumerate(turn) if i in self.ids.values()]
+        self.assertEqual([turn[n] for n in where],
+                         [self.ids[name] for name in ['<bos>', '[Q]', '[A]', '<eos>']])
+
+
+class VocabCurveTest(unittest.TestCase):
+    def test_the_last_lines_are_held_out(self):
+        train, held = vocab_curve.split('a\nb\nc\nd\ne\nf\ng\nh\ni\nj\n', 0.2)
+        self.assertEqual((train, held), ('a\nb\nc\nd\ne\nf\ng\nh\n', 'i\nj\n'))
+
+    def test_the_training_curve_only_rises(self):
+        train, held = vocab_curve.split(MIXED * 3, 0.1)
+        points = vocab_curve.curve(train, held, 150)
+        self.assertLessEqual(len(points), vocab_curve.POINTS)
+        rates = [rate for _, rate, _ in points]
+        self.assertEqual(rates, sorted(rates))
+        self.assertLess(rates[0], rates[-1])
+
+    def test_sizes_are_spaced_evenly_on_a_log_scale(self):
+        sizes = vocab_curve.sizes(100, 10_000)
+        self.assertEqual((sizes[0], sizes[-1], len(sizes)), (100, 10_000, 20))
+        ratios = [b / a for a, b in zip(sizes, sizes[1:])]
+        self.assertLess(max(ratios) / min(ratios), 1.05)
+
+    def test_the_plot_fits_80_columns(self):
+        train, held = vocab_curve.split(MIXED, 0.1)
+        lines = vocab_curve.plot(vocab_curve.curve(train, held, 120), (2, 9))
+        self.assertLessEqual(max(map(len, lines)), 80)
+        self.assertTrue(any('*' in line for line in lines) and any('o' in line or '@' in line for line in lines))

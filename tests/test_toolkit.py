@@ -21,7 +21,7 @@ from tests.project import ROOT, copy_project, run
 
 LABS = sorted(path.stem for path in (ROOT / 'lab').glob('*.py') if path.stem not in ('__init__', 'common'))
 TAKES_A_FILE = ['audit', 'byte_bpe', 'compression', 'fast_bpe', 'merge_order', 'normalize', 'prepare',
-                'token_count', 'word_bpe']
+                'pretokenize', 'token_count', 'vocab_curve', 'word_bpe']
 SLOW = {'speed': ['--merges', '50']}  # the benchmark's defaults are for books
 # escape sequences that clear the screen, set the window title, ring the bell, and reorder text
 HOSTILE = ('Q: \x1b[2J\x1b[H hi \x1b]0;owned\x07 there\n'
@@ -201,7 +201,7 @@ class HostileTextTest(unittest.TestCase):
 
         for name in LABS:
             extra = (['evil.txt'] if name in TAKES_A_FILE else
-                     [HOSTILE.splitlines()[0]] if name in ('show', 'bpe_trace', 'unknown') else [])
+                     [HOSTILE.splitlines()[0]] if name in ('show', 'bpe_trace', 'unknown', 'special') else [])
             if name == 'fast_bpe':
                 extra += ['--out', 'evil.json']
             with self.subTest(name):

@@ -1,0 +1,142 @@
+"""How big a vocabulary? Characters per token against vocabulary size, on text the
+tokenizer learned from and on text it never saw.
+
+    python3 -m lab.vocab_curve [FILE] [--merges N] [--holdout RATE]
+
+The last RATE of the lines of FILE (default 0.1) are held out; the rest trains one
+tokenizer with lab.fast_bpe, up to N merges (default: the lesson's rule of thumb,
+characters / 100, and at least 100). Since a tokenizer with k merges is the first k
+merges of a longer run, one run gives every vocabulary size: at about twenty sizes,
+evenly spaced on a log scale, both parts are encoded and their characters per token
+measured.
+
+On the training part the curve only rises: every merge shortens the text it was
+learned from. On the held-out part it rises more slowly and flattens: the later merges
+join pairs that were frequent only in the training text. Where it flattens is where
+more vocabulary stops paying for itself. The plot marks the rule of thumb, a
+vocabulary of characters / 500 to characters / 100, with ':'.
+
+Try next: python3 -m lab.vocab_curve ../my-book.txt --merges 5000
+"""
+import math
+import sys
+from pathlib import Path
+
+if not __package__:  # run as python3 lab/vocab_curve.py: then tokenizer cannot be imported
+    sys.exit('run this lab from the project folder as: python3 -m lab.vocab_curve')
+
+from lab import common, fast_bpe
+from tokenizer import BPE
+
+POINTS = 20
+WIDTH, HEIGHT = 64, 17  # the plot's area, inside 80 columns with its axis labels; a label every 4 rows
+FLAT = 0.01  # a step that gains less than 1 % more characters per token is "flat"
+
+
+def split(text, rate):
+    """(training part, held-out part): the last rate of the lines held out, at least one."""
+    lines = common.lines_of(text)
+    if len(lines) < 2:
+        raise ValueError('the text needs two lines at least: one to train on, one to hold out')
+    held = min(len(lines) - 1, max(1, round(len(lines) * rate)))
+    return ''.join(line + '\n' for line in lines[:-held]), ''.join(line + '\n' for line in lines[-held:])
+
+
+def sizes(smallest, largest, count=POINTS):
+    """About count vocabulary sizes from smallest to largest, evenly spaced on a log scale."""
+    if largest <= smallest:
+        return [smallest]
+    steps = [smallest * (largest / smallest) ** (n / (count - 1)) for n in range(count)]
+    return sorted({min(largest, max(smallest, round(v))) for v in steps})
+
+
+def curve(train_text, held_text, merges):
+    """[(vocabulary size, train chars/token, held-out chars/token)] at about POINTS sizes."""
+    tok = fast_bpe.train(train_text, merges)
+    base = len(tok.vocab) - len(tok.merges)
+    points = []
+    for size in sizes(base, len(tok.vocab)):
+        partial = BPE(tok.vocab[:size], tok.merges[:size - base])
+        encode = fast_bpe.encoder(partial)
+        points.append((size, len(train_text) / max(len(encode(train_text)), 1),
+                       len(held_text) / max(len(encode(held_text)), 1)))
+    return points
+
+
+def flattens(points):
+    """The vocabulary size from which on every step gains the held-out curve less than FLAT,
+    or None when its last step still gains more."""
+    flat = None
+    for (size, _, held), (after_size, _, after) in zip(points, points[1:]):
+        if after >= held * (1 + FLAT):
+            flat = after_size
+    return None if flat == points[-1][0] else flat or points[0][0]
+
+
+def plot(points, rule):
+    """Both curves as lines of text: x the vocabulary size (log), y characters per token."""
+    low, high = math.log(points[0][0]), math.log(max(points[-1][0], points[0][0] + 1))
+    top = max(max(t, h) for _, t, h in points) * 1.05
+    bottom = min(min(t, h) for _, t, h in points) * 0.95
+    grid = [[' '] * WIDTH for _ in range(HEIGHT)]
+
+    def column(size):
+        return round((math.log(size) - low) / (high - low) * (WIDTH - 1))
+    for size in rule:  # the rule of thumb, where it falls on the axis
+        if points[0][0] <= size <= points[-1][0]:
+            for row in grid:
+                row[column(size)] = ':'
+    for size, train, held in points:
+        x = column(size)
+        for value, mark in [(train, '*'), (held, 'o')]:
+            y = HEIGHT - 1 - round((value - bottom) / (top - bottom) * (HEIGHT - 1))
+            grid[y][x] = '@' if grid[y][x] in '*o' and grid[y][x] != mark else mark
+    lines = []
+    for n, row in enumerate(grid):
+        value = top - (top - bottom) * n / (HEIGHT - 1)
+        label = f'{value:5.2f}' if n % 4 == 0 else ''
+        lines.append(f'{label:>6} |' + ''.join(row).rstrip())
+    lines.append(' ' * 7 + '+' + '-' * WIDTH)
+    ends = f'{points[0][0]:,}'
+    lines.append(' ' * 8 + ends + f'{points[-1][0]:,}'.rjust(WIDTH - len(ends)))
+    lines.append(' ' * 8 + 'vocabulary size (log scale); * training text, o held out, @ both')
+    return lines
+
+
+def main():
+    parser = common.parser(__doc__)
+    parser.add_argument('file', nargs='?', type=Path, default=common.TRAIN, metavar='FILE',
+                        help='the text (default: data/train.txt)')
+    parser.add_argument('--merges', type=common.whole_number, metavar='N',
+                        help='merges to learn (default: characters / 100, at least 100)')
+    parser.add_argument('--holdout', type=float, default=0.1, metavar='RATE',
+                        help='share of the lines held out, from the end (default: 0.1)')
+    args = parser.parse_args()
+    if not 0 < args.holdout < 1:
+        parser.error('--holdout is a share between 0 and 1, e.g. 0.1')
+    text = common.read_text(args.file)
+    merges = max(100, len(text) // 100) if args.merges is None else args.merges
+    train_text, held_text = split(text, args.holdout)
+    points = curve(train_text, held_text, merges)
+    rule = (len(text) / 500, len(text) / 100)
+    name = common.shown(args.file.name)
+    print(f'{name}: {len(train_text):,} characters to train on, {len(held_text):,} held out '
+          f'({args.holdout:.0%} of the lines)')
+    print(f'characters per token; ":" marks the rule of thumb, {rule[0]:,.0f} to {rule[1]:,.0f} tokens\n')
+    for line in plot(points, rule):
+        print(line)
+    rows = [['vocab', 'merges', 'train chars/token', 'held-out chars/token']]
+    base = points[0][0]
+    rows += [[f'{size:,}', f'{size - base:,}', f'{train:.2f}', f'{held:.2f}'] for size, train, held in points]
+    print()
+    print(common.table(rows, right={0, 1, 2, 3}))
+    flat = flattens(points)
+    print()
+    if flat is None:
+        print('the held-out curve still improves at the largest vocabulary: more merges may pay off')
+    else:
+        print(f'the held-out curve stops improving (under {FLAT:.0%} a step) from a vocabulary of {flat:,} on')
+
+
+if __name__ == '__main__':
+    common.run(main)
