@@ -9,23 +9,30 @@ Why the lesson's version is slow
     whole text in the same way.
 
 What this file does instead
-    1. Lines. '\\n' never merges, so each line learns on its own, and a line that occurs
-       many times is kept once, with a weight: how many times it occurs.
-    2. Linked tokens. Each line is a chain of nodes with links to the previous and the
-       next node, so a merge rewrites only the places where its pair occurs.
-    3. An index from each pair to the nodes where it starts, with its count. A merge
-       changes only the pairs right beside each occurrence, so only those are updated.
-    4. A priority queue (heapq) of (-count, first node, pair). An entry goes out of date
-       when its pair's count or first node changes; rather than search the heap for it,
-       a fresh entry is pushed, and the old one is thrown away when it reaches the top.
+    1. One character for every token. A base token is its own character; a merged token
+       gets a character the text does not use. A pair is then a two-character string,
+       and merging it in a stretch of text is new.join(text.split(pair)): str.split
+       scans left to right and never overlaps, which is exactly the lesson's merge(),
+       done in C.
+    2. Lines, in chunks. '\\n' never merges, so lines never share a pair. Each distinct
+       line is kept once; lines that occur equally often are joined with '\\n' into
+       chunks of a few thousand characters, and a chunk counts with that weight.
+    3. Counts, and where to look. Each pair has its weighted count and the chunks it may
+       occur in. A merge rewrites only those chunks, and only the pairs beside each
+       occurrence change: the last character of each piece before it and the first
+       after it. Counting those is C work too (Counter of a list).
+    4. A pair that occurs once can never win: counts never grow once a pair exists
+       (only pairs that hold the new token are new). Such pairs are not kept at all.
+    5. A priority queue (heapq) of (-count, a line no later than the pair's first
+       occurrence, pair). An entry may promise more than its pair now has; it is put
+       right when it reaches the top.
 
 Why the results are identical
-    - Nodes are numbered in text order (lines in order of first appearance), so the
-      smallest node where a pair starts is its first occurrence in the lesson's current
-      sequence: the tie rule is the same.
     - Counts include overlapping occurrences ('aaa' holds (a, a) twice), as the lesson's.
-    - The occurrences of the chosen pair are merged in node order, and one whose tokens
-      were already used is skipped: 'a a a' becomes 'aa a', as merge() makes it.
+    - On a tie the exact first occurrence decides, as in the lesson: lines are numbered in
+      order of first appearance, a chunk holds its lines in that order, and str.find
+      gives the first occurrence in a chunk; the line number and the position in the
+      line are compared. It is worked out only when counts tie at the top.
     - It stops when the best pair occurs fewer than 2 times, or no pair is left.
 
 Encoding: a merge can only use tokens made before it, so replaying the merges in order
@@ -37,10 +44,12 @@ Try next: python3 -m lab.speed, then train on a book of your own:
     python3 -m lab.fast_bpe my-book.txt --merges 5000 --out my-book.json
 """
 import json
+import multiprocessing
 import sys
 import time
 from collections import Counter
 from heapq import heapify, heappop, heappush
+from operator import add
 from pathlib import Path
 
 if not __package__:  # run as python3 lab/fast_bpe.py: then tokenizer cannot be imported
@@ -50,107 +59,169 @@ from lab import common
 from tokenizer import BPE
 
 UNKNOWN = '\ufffd'  # id 0, as in BPE.train
+CHUNK = 4096  # characters in a chunk, about: smaller chunks mean less to rewrite, more to visit
 
 
-def link_lines(text, chars):
-    """Nodes for each distinct line of length 2 or more: (tokens, next, prev, weight)."""
-    lines = [(line, n) for line, n in Counter(text.split('\n')).items() if len(line) >= 2]
-    # every link refers to an int of this one list, so a million links share a million ints
-    number = list(range(sum(len(line) for line, _ in lines) + 1))
-    tokens, nxt, prv, weight = [], [], [], []
-    for line, count in lines:  # in order of first appearance
-        start, end = len(tokens), len(tokens) + len(line)
-        tokens += [chars[ch] for ch in line]
-        nxt += number[start + 1:end]
-        nxt.append(-1)
-        prv.append(-1)
-        prv += number[start:end - 1]
-        weight += [count] * len(line)
-    return tokens, nxt, prv, weight
+def fresh_characters(used):
+    """Characters for new tokens: any code point the text does not use, but no surrogate."""
+    for point in range(0x100, 0x110000):
+        if not 0xD800 <= point < 0xE000 and chr(point) not in used:
+            yield chr(point)
+
+
+def chunks_of(text):
+    """The distinct lines of two characters or more (shorter ones hold no pair), grouped by
+    how often they occur: (chunks as strings, weight of each, line numbers in each). Lines
+    are numbered in order of first appearance, and a chunk holds them in that order."""
+    lines, weights, numbers, sizes = [], [], [], []
+    filling = {}  # weight -> the chunk being filled
+    for number, (line, weight) in enumerate(Counter(text.split('\n')).items()):
+        if len(line) < 2:
+            continue
+        k = filling.get(weight)
+        if k is None or sizes[k] > CHUNK:
+            k = filling[weight] = len(lines)
+            lines.append([])
+            weights.append(weight)
+            numbers.append([])
+            sizes.append(0)
+        lines[k].append(line)
+        numbers[k].append(number)
+        sizes[k] += len(line) + 1
+    return ['\n'.join(chunk) for chunk in lines], weights, numbers
+
+
+def count_pairs(chunks, weights):
+    """{pair: weighted count} and {pair: chunks that hold it}, for pairs that occur twice or more."""
+    counts, where = {}, {}
+    for k, chunk in enumerate(chunks):
+        w = weights[k]
+        for pair, n in Counter(map(add, chunk, chunk[1:])).items():
+            if '\n' in pair:
+                continue  # '\n' never merges
+            if pair in counts:
+                counts[pair] += n * w
+                where[pair].append(k)
+            else:
+                counts[pair], where[pair] = n * w, [k]
+    for pair in [pair for pair, n in counts.items() if n < 2]:
+        del counts[pair], where[pair]
+    return counts, where
+
+
+def merge_everywhere(pair, new, chunks, weights, where):
+    """Merge pair into the character new in every chunk that holds it. Return how the
+    counts of the pairs beside it change (lost, made) and, for each pair made twice or
+    more, the chunks that hold it."""
+    a, b = pair
+    befores, afters, starts = {}, {}, Counter()  # by weight: the characters beside each occurrence
+    visited = []  # (chunk, characters before, characters after)
+    for k in where.pop(pair):
+        pieces = chunks[k].split(pair)
+        if len(pieces) == 1:
+            continue  # it was here once, but not any more
+        chunks[k] = new.join(pieces)
+        before = [piece[-1:] for piece in pieces[:-1]]  # '' where it follows the start or itself
+        after = [piece[:1] for piece in pieces[1:]]  # '' where the chunk ends or itself follows
+        visited.append((k, before, after))
+        w = weights[k]
+        befores.setdefault(w, []).extend(before)
+        afters.setdefault(w, []).extend(after)
+        starts[w] += pieces[0] == ''
+    lost, made = Counter(), Counter()
+    for w in befores:  # all chunks of one weight at once: the counting is done in C
+        before, after = Counter(befores[w]), Counter(afters[w])
+        touching = before.pop('', 0) - starts[w]  # an occurrence right after another: b a
+        after.pop('', None)
+        before.pop('\n', None)
+        after.pop('\n', None)
+        if touching:
+            lost[b + a] += touching * w
+            made[new + new] += touching * w
+        for x, n in before.items():
+            lost[x + a] += n * w
+            made[x + new] += n * w
+        for y, n in after.items():
+            lost[b + y] += n * w
+            made[new + y] += n * w
+    kept = {pair for pair, n in made.items() if n >= 2}  # a pair seen once can never win
+    made_in = {pair: [] for pair in kept}
+    for k, before, after in visited:
+        for pair in ({(x or new) + new for x in before} | {new + y for y in after}) & kept:
+            made_in[pair].append(k)
+    return lost, made, made_in
 
 
 def train(text, count, progress=None):
     """BPE.train(text, count), fast. progress(done, count) is called after each merge."""
     vocab = [UNKNOWN] + sorted(set(text) - {UNKNOWN})
-    merges = []
-    tokens, nxt, prv, weight = link_lines(text, {ch: i for i, ch in enumerate(vocab)})
-    size = len(vocab) + count  # no id reaches this, so a * size + b names the pair (a, b)
-
-    # pair -> weighted count, the nodes where it started at some time, its first node.
-    # A merge leaves old nodes in `where` (removing them costs more than skipping them
-    # later): a node is an occurrence of (a, b) only while tokens[node] == a and the
-    # next token is b. The pair at a node only ever changes to one that holds a newer
-    # token, so a node never comes back to a pair, and never stands twice in its list.
-    counts, where, first = {}, {}, {}
-    for j in nxt:
-        if j >= 0:
-            i = prv[j]  # the same int object as in the links, not a new one
-            pair = tokens[i] * size + tokens[j]
-            if pair in counts:
-                counts[pair] += weight[i]
-                where[pair].append(i)
-            else:
-                counts[pair], where[pair], first[pair] = weight[i], [i], i
-    # An entry may promise more than its pair now has (a merge took occurrences away,
-    # perhaps the first one): it is corrected when it reaches the top of the heap.
-    heap = [(-n, first[pair], pair) for pair, n in counts.items() if n >= 2]
+    id_of = {ch: i for i, ch in enumerate(vocab)}
+    fresh = fresh_characters(set(text) | {'\n', UNKNOWN})
+    chunks, weights, numbers = chunks_of(text)
+    first_line = [lines[0] for lines in numbers]  # chunks are numbered in this order too
+    counts, where = count_pairs(chunks, weights)
+    heap = [(-n, first_line[where[pair][0]], pair) for pair, n in counts.items()]
     heapify(heap)
 
-    while len(merges) < count and heap:
-        n, node, pair = heappop(heap)
-        if pair not in counts:
-            continue  # merged already, or no occurrence is left
-        a, b = divmod(pair, size)
-        f = first[pair]
-        if tokens[f] != a or nxt[f] < 0 or tokens[nxt[f]] != b:  # its first occurrence is gone
-            where[pair] = [i for i in where[pair] if tokens[i] == a and nxt[i] >= 0 and tokens[nxt[i]] == b]
-            first[pair] = min(where[pair])
-        if (-n, node) != (counts[pair], first[pair]):
-            if counts[pair] >= 2:
-                heappush(heap, (-counts[pair], first[pair], pair))
-            continue
-        new = len(vocab)
+    def first_occurrence(pair):
+        """(line number, position in the line) where pair occurs first, now."""
+        best = None
+        for k in where[pair]:
+            if best is not None and first_line[k] > best[0]:
+                break  # this chunk and all later ones start after it
+            chunk = chunks[k]
+            at = chunk.find(pair)
+            if at >= 0:
+                key = (numbers[k][chunk.count('\n', 0, at)], at - chunk.rfind('\n', 0, at) - 1)
+                best = key if best is None else min(best, key)
+        return best
+
+    def choose():
+        """The most frequent pair; on a tie, the one whose first occurrence comes first."""
+        best, best_key, looked_at = None, None, []
+        while heap:
+            n, bound, pair = heap[0]
+            if counts.get(pair) != -n:  # merged already, or its count fell: put it right
+                heappop(heap)
+                if pair in counts:
+                    heappush(heap, (-counts[pair], bound, pair))
+                continue
+            if best is not None and (-n < counts[best] or bound > best_key[0]):
+                break  # nothing left in the heap can beat best
+            heappop(heap)
+            key = first_occurrence(pair)
+            if best is None or key < best_key:
+                if best is not None:
+                    looked_at.append((-counts[best], best_key[0], best))
+                best, best_key = pair, key
+            else:
+                looked_at.append((n, key[0], pair))
+        for entry in looked_at:  # back in, with a closer bound: a first occurrence only moves on
+            heappush(heap, entry)
+        return best
+
+    merges = []
+    while len(merges) < count:
+        pair = choose()
+        if pair is None:
+            break  # no pair is left that occurs twice
+        new, new_id = next(fresh), len(vocab)
+        a, b = id_of[pair[0]], id_of[pair[1]]
+        id_of[new] = new_id
         vocab.append(vocab[a] + vocab[b])
-        merges.append([[a, b], new])
-        made = {}  # pairs that hold the new token: all of them are new
-
-        # The updates for the left and the right neighbour are written out in full, not
-        # shared through a function: a call per occurrence cost a third of the run time.
-        for i in sorted(where.pop(pair)):
-            j = nxt[i]
-            if tokens[i] != a or j < 0 or tokens[j] != b:
-                continue  # not an occurrence any more, or its tokens were used by the one before
-            w, h, k = weight[i], prv[i], nxt[j]
-            if h >= 0:  # (x, a) at h becomes (x, new)
-                old, fresh = tokens[h] * size + a, tokens[h] * size + new
-                book = made if tokens[h] == new else counts  # in 'a b a b', x is new
-                book[old] -= w
-                if not book[old]:
-                    del book[old], where[old], first[old]
-                if fresh in made:
-                    made[fresh] += w
-                    where[fresh].append(h)
-                else:  # nodes are visited in order, so the first one seen is the first
-                    made[fresh], where[fresh], first[fresh] = w, [h], h
-            if k >= 0:  # (b, y) at j becomes (new, y) at i
-                old, fresh = b * size + tokens[k], new * size + tokens[k]
-                if old != pair:  # in 'a a a' the chosen pair is its own neighbour
-                    counts[old] -= w
-                    if not counts[old]:
-                        del counts[old], where[old], first[old]
-                if fresh in made:
-                    made[fresh] += w
-                    where[fresh].append(i)
+        merges.append([[a, b], new_id])
+        lost, made, made_in = merge_everywhere(pair, new, chunks, weights, where)
+        del counts[pair]
+        for old, n in lost.items():
+            if old in counts:
+                if counts[old] - n >= 2:
+                    counts[old] -= n
                 else:
-                    made[fresh], where[fresh], first[fresh] = w, [i], i
-                prv[k] = i
-            tokens[i], tokens[j], nxt[i] = new, -1, k
-        del counts[pair], first[pair]
-
-        counts.update(made)
-        for fresh, n in made.items():
+                    del counts[old], where[old]
+        for fresh_pair, n in made.items():
             if n >= 2:
-                heappush(heap, (-n, first[fresh], fresh))
+                counts[fresh_pair], where[fresh_pair] = n, made_in[fresh_pair]
+                heappush(heap, (-n, first_line[made_in[fresh_pair][0]], fresh_pair))
         if progress:
             progress(len(merges), count)
     return BPE(vocab, merges)
@@ -179,9 +250,35 @@ def encoder(tok):
     return encode_text
 
 
-def encode(tok, text):
-    """tok.encode(text), fast: the same ids."""
-    return encoder(tok)(text)
+def encode(tok, text, jobs=1):
+    """tok.encode(text), fast: the same ids. With jobs > 1, blocks of lines are encoded in
+    that many processes at once (multiprocessing): worth it for megabytes of text."""
+    newline = tok.chars.get('\n')
+    if jobs <= 1 or newline is None or len(text) < PARALLEL_FROM:
+        return encoder(tok)(text)
+    lines = text.split('\n')
+    size = -(-len(lines) // (jobs * 4))  # four blocks a process, so that none waits long for the last
+    blocks = ['\n'.join(lines[n:n + size]) for n in range(0, len(lines), size)]
+    with multiprocessing.Pool(jobs, initializer=start_worker, initargs=(tok.state(),)) as pool:
+        encoded = pool.map(encode_in_worker, blocks)
+    ids = encoded[0]
+    for block in encoded[1:]:  # the blocks were cut at newlines: put them back
+        ids.append(newline)
+        ids += block
+    return ids
+
+
+PARALLEL_FROM = 100_000  # characters: below this, starting the processes costs more than it saves
+worker_encode = None
+
+
+def start_worker(state):
+    global worker_encode
+    worker_encode = encoder(BPE(**state))
+
+
+def encode_in_worker(block):
+    return worker_encode(block)
 
 
 def encode_line(ids, ranks, made, size):

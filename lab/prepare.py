@@ -1,7 +1,7 @@
 """Prepare training data for a tiny GPT: the course's next step, in miniature.
 
     python3 -m lab.prepare [FILE] [--tokenizer PATH] [--out PATH] [--block-size N]
-                           [--batch-size N] [--seed N] [--force]
+                           [--batch-size N] [--seed N] [--jobs N] [--force]
 
 1. Split the text into documents: one Q/A pair each when every line is a Q: or A:
    line in turn (the default data), otherwise paragraphs separated by blank lines.
@@ -80,6 +80,20 @@ def from_bytes(raw, typecode):
     return data.tolist()
 
 
+def encode_documents(tok, docs, jobs=1):
+    """The ids of each document, ended by the newline id; with jobs > 1, in that many processes."""
+    end = tok.chars['\n']
+    ids = fast_bpe.encode(tok, ''.join(doc + '\n' for doc in docs), jobs)
+    out, start = [], 0
+    for doc in docs:  # every '\n' is the newline id, so each document ends at its last one
+        stop = start
+        for _ in range(doc.count('\n') + 1):
+            stop = ids.index(end, stop) + 1
+        out.append(ids[start:stop])
+        start = stop
+    return out
+
+
 def windows(data, block_size, batch_size, seed):
     """A seeded batch: lists x and y of batch_size windows, y one step after x."""
     rng = random.Random(seed)
@@ -124,6 +138,8 @@ def main():
     parser.add_argument('--batch-size', type=common.positive, default=4, metavar='N',
                         help='windows in the batch (default: 4)')
     parser.add_argument('--seed', type=int, default=1337, metavar='N', help='seed of the windows (default: 1337)')
+    parser.add_argument('--jobs', type=common.positive, default=1, metavar='N',
+                        help='processes to encode with, for large files (default: 1)')
     parser.add_argument('--force', action='store_true', help='replace files in PATH that are not of this lab')
     args = parser.parse_args()
     for name in BINS:
@@ -140,8 +156,7 @@ def main():
     if len(docs) < 2:
         raise ValueError(f'{args.file} gives {len(docs)} document ({how}), and train.bin and val.bin need '
                          'one at least each: separate documents with a blank line')
-    encode = fast_bpe.encoder(tok)
-    encoded = [encode(doc) + [end] for doc in docs]
+    encoded = encode_documents(tok, docs, args.jobs)
     cut = split_at_document([len(ids) for ids in encoded], TRAIN_SHARE)
     train = [i for ids in encoded[:cut] for i in ids]
     val = [i for ids in encoded[cut:] for i in ids]

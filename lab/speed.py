@@ -1,25 +1,32 @@
-"""How fast is lab.fast_bpe, and how does it grow with the text? A benchmark.
+"""How fast lab.fast_bpe is beside the Rust trainer, and how it grows: a benchmark.
 
-    python3 -m lab.speed [FILE ...] [--merges N] [--lesson-merges K]
+    python3 -m lab.speed [FILE ...] [--merges N] [--jobs N] [--lesson-merges K]
 
-For each file: the time to train N merges (default 10,000) and to encode the whole
-file with them, and the peak memory of doing so. Then the lesson's own BPE.train on K
-merges (default 20, few enough to finish in seconds) next to fast_bpe on the same K,
-and the lesson's time scaled up to all N merges: an estimate, since running it on a
-book would take half an hour or more. A last table trains on the first quarter, the first half and the whole
-file: if the time roughly doubles with the size, the work grows linearly.
+For each file, every figure measured in a Python process of its own, so that one run's
+memory never counts against the next:
+  - lab.fast_bpe: the time to learn N merges (default 10,000), to encode the whole file
+    with them, in one process and in --jobs processes, and the peak memory, also per
+    character of text;
+  - the Hugging Face tokenizers library (Rust), when it is installed, on the same file:
+    each line a word (the lesson never merges across '\\n'), the same number of merges
+    asked, encode_batch of the lines; and our time and memory over theirs;
+  - the first quarter, the first half and the whole file: if time and memory double
+    with the text, they grow linearly;
+  - the lesson's own BPE.train on K merges (default 20) of the first 200,000
+    characters, next to fast_bpe on the same: the reason fast_bpe exists.
+Times are wall-clock and vary from run to run: compare ratios, and run it twice.
 
-Each file is measured in a fresh Python process, so one file's memory does not count
-against the next. Times are wall-clock and vary from run to run; compare ratios.
-With no FILE it measures data/train.txt, which is far too small to say much: give
-it a book.
+A large text that is already on every machine: the Python standard library's source.
+    python3 -m lab.speed --make-corpus stdlib.txt    (about 12 MB)
 
-Try next: python3 -m lab.speed my-book.txt --merges 5000
+Try next: python3 -m lab.speed ../my-book.txt --merges 5000 --jobs 2
 """
 import argparse
 import json
+import os
 import subprocess
 import sys
+import sysconfig
 import time
 from pathlib import Path
 
@@ -27,13 +34,15 @@ if not __package__:  # run as python3 lab/speed.py: then tokenizer cannot be imp
     sys.exit('run this lab from the project folder as: python3 -m lab.speed')
 
 from lab import common, fast_bpe
-from lab.common import table
 from tokenizer import BPE
 
 try:
     import resource  # not on Windows
 except ImportError:
     resource = None
+
+LESSON_CHARS = 200_000  # the lesson's trainer needs about a second a merge for this much text
+CORPUS_SIZE = 12_000_000  # characters of standard library source for --make-corpus
 
 
 def seconds(work, *args):
@@ -50,55 +59,128 @@ def peak_mb():
     return peak / 2**20 if sys.platform == 'darwin' else peak / 2**10  # bytes on macOS, KiB elsewhere
 
 
-def measure(path, merges, lesson_merges):
-    """Every figure for one file, as a dict; run in a process of its own."""
-    text = common.read_text(path)
+def part_of(text, part):
+    """The first part (a fraction) of the text, cut at a line end."""
+    if part >= 1:
+        return text
+    cut = text.rfind('\n', 0, int(len(text) * part)) + 1
+    return text[:cut or int(len(text) * part)]
+
+
+def measure_ours(path, merges, part, jobs):
+    text = part_of(common.read_text(path), part)
     tok, train_s = seconds(fast_bpe.train, text, merges)
     ids, encode_s = seconds(fast_bpe.encode, tok, text)
-    peak = peak_mb()  # before the smaller runs below, which cannot raise it
+    peak = peak_mb()  # before the parallel run, whose processes are not counted here
     if tok.decode(ids) != text:
         raise ValueError(f'{path}: the text does not come back from decode(encode(text))')
-    _, lesson_s = seconds(BPE.train, text, lesson_merges)
-    _, fast_k_s = seconds(fast_bpe.train, text, lesson_merges)
-    growth = [seconds(fast_bpe.train, text[:len(text) * part // 4], merges)[1] for part in (1, 2)]
-    return {'chars': len(text), 'merges': len(tok.merges), 'train': train_s, 'encode': encode_s,
-            'peak': peak, 'lesson': lesson_s, 'fast_k': fast_k_s, 'growth': growth + [train_s]}
+    figures = {'chars': len(text), 'merges': len(tok.merges), 'train': train_s, 'encode': encode_s,
+               'peak': peak}
+    if jobs > 1:
+        again, figures['parallel'] = seconds(fast_bpe.encode, tok, text, jobs)
+        if again != ids:
+            raise ValueError(f'{path}: --jobs {jobs} gave other ids')
+    return figures
 
 
-def measure_apart(path, merges, lesson_merges):
-    """measure() in a fresh interpreter, so its peak memory is this file's alone."""
-    done = subprocess.run([sys.executable, '-m', 'lab.speed', '--one', str(path), '--merges', str(merges),
-                           '--lesson-merges', str(lesson_merges)],
-                          cwd=common.ROOT, capture_output=True, text=True, encoding='utf-8')
+def measure_theirs(path, merges, part):
+    """The tokenizers library on the same text: lines as words, the same merges asked."""
+    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+    text = part_of(common.read_text(path), part)
+    alphabet = sorted(set(text) - {'\ufffd'})
+    tok = Tokenizer(models.BPE(unk_token='\ufffd'))
+    tok.pre_tokenizer = pre_tokenizers.Split('\n', behavior='isolated')
+    trainer = trainers.BpeTrainer(vocab_size=1 + len(alphabet) + merges, min_frequency=2, show_progress=False,
+                                  special_tokens=['\ufffd'], initial_alphabet=alphabet,
+                                  limit_alphabet=len(alphabet) + 1)
+    _, train_s = seconds(tok.train_from_iterator, [text], trainer)
+    _, encode_s = seconds(tok.encode_batch, text.split('\n'))
+    return {'train': train_s, 'encode': encode_s, 'peak': peak_mb()}
+
+
+def measure_lesson(path, merges):
+    text = common.read_text(path)[:LESSON_CHARS]
+    _, lesson_s = seconds(BPE.train, text, merges)
+    _, fast_s = seconds(fast_bpe.train, text, merges)
+    return {'lesson': lesson_s, 'fast': fast_s}
+
+
+def apart(*args):
+    """Run this lab with args in a fresh Python: its figures, as a dict."""
+    done = subprocess.run([sys.executable, '-m', 'lab.speed', *map(str, args)], cwd=common.ROOT,
+                          capture_output=True, text=True, encoding='utf-8')
     if done.returncode:
-        raise ValueError(done.stderr.strip().splitlines()[-1] if done.stderr.strip() else f'{path}: failed')
+        last = done.stderr.strip().splitlines()[-1:] or ['it failed']
+        raise ValueError(last[0])
     return json.loads(done.stdout)
 
 
-def report(results, merges, lesson_merges):
-    k = f'{lesson_merges:,}'
-    speed = [['file', 'chars', 'merges', 'train s', 'encode s', 'peak MB']]
-    lesson = [['file', f'lesson {k} s', f'fast {k} s', 'speedup', 'lesson all s (est.)', 'speedup (est.)']]
-    growth = [['file', '1/4 s', '1/2 s', 'whole s', 'whole / (1/4)']]
+def has_tokenizers():
+    try:
+        import tokenizers  # noqa: F401 (whether it is there)
+    except ImportError:
+        return None
+    return tokenizers.__version__
+
+
+def report(results, merges, jobs, lesson_merges, theirs_version):
+    ours = [['file', 'chars', 'merges', 'train s', 'encode s', f'{jobs} jobs s', 'peak MB', 'B/char']]
+    versus = [['file', 'train s', 'encode s', 'peak MB', 'train', 'encode', 'memory']]
+    growth = [['file', '1/4 s', '1/2 s', 'all s', '1/4 MB', '1/2 MB', 'all MB', 'time x', 'mem x']]
+    lesson = [['file', f'lesson {lesson_merges} s', f'fast {lesson_merges} s', 'fast is']]
     for name, r in results:
-        speed.append([name, f"{r['chars']:,}", f"{r['merges']:,}", f"{r['train']:.2f}", f"{r['encode']:.2f}",
-                      '-' if r['peak'] is None else f"{r['peak']:.0f}"])
-        estimate = r['lesson'] / lesson_merges * r['merges']
-        lesson.append([name, f"{r['lesson']:.2f}", f"{r['fast_k']:.2f}",
-                       f"{r['lesson'] / max(r['fast_k'], 1e-9):.0f}x",
-                       f'{estimate:,.0f}', f"{estimate / max(r['train'], 1e-9):,.0f}x"])
-        quarter, half, whole = r['growth']
-        growth.append([name, f'{quarter:.2f}', f'{half:.2f}', f'{whole:.2f}',
-                       f'{whole / max(quarter, 1e-9):.1f}'])
-    print(f'lab.fast_bpe, {merges:,} merges asked (fewer when no pair occurs twice)\n')
-    print(table(speed, right=range(1, 6)))
-    print('\nthe lesson\'s BPE.train against lab.fast_bpe\n')
-    print(table(lesson, right=range(1, 6)))
-    print(f'(est.: the lesson\'s time for {k} merges times merges / {k}: rough, and high,')
-    print(' as its later rounds are cheaper on a shorter text. At few merges fast_bpe')
-    print(' mostly sets up.)')
-    print(f'\ntraining time against the length of the text ({merges:,} merges asked)\n')
-    print(table(growth, right=range(1, 5)))
+        whole = r['ours'][-1]
+        ours.append([name, f"{whole['chars']:,}", f"{whole['merges']:,}", f"{whole['train']:.2f}",
+                     f"{whole['encode']:.2f}", f"{whole['parallel']:.2f}" if 'parallel' in whole else '-',
+                     mb(whole['peak']), f"{whole['peak'] * 2**20 / whole['chars']:.0f}" if whole['peak'] else '-'])
+        theirs = r.get('theirs')
+        if theirs:
+            versus.append([name, f"{theirs['train']:.2f}", f"{theirs['encode']:.2f}", mb(theirs['peak']),
+                           f"{whole['train'] / theirs['train']:.2f}", f"{whole['encode'] / theirs['encode']:.2f}",
+                           f"{whole['peak'] / theirs['peak']:.2f}" if theirs['peak'] else '-'])
+        quarter, half = r['ours'][0], r['ours'][1]
+        growth.append([name] + [f"{p['train']:.2f}" for p in r['ours']] + [mb(p['peak']) for p in r['ours']]
+                      + [f"{whole['train'] / max(quarter['train'], 1e-9):.1f}",
+                         f"{whole['peak'] / quarter['peak']:.1f}" if quarter['peak'] else '-'])
+        lesson.append([name, f"{r['lesson']['lesson']:.2f}", f"{r['lesson']['fast']:.2f}",
+                       f"{r['lesson']['lesson'] / max(r['lesson']['fast'], 1e-9):.0f}x faster"])
+    print(common.table(ours, right=range(1, 8)))
+    print('B/char: bytes of peak memory per character of text')
+    if theirs_version:
+        print(f'\ntokenizers {theirs_version} (Rust), lines as words, the same merges asked;')
+        print('the last three columns are ours over theirs: below 1, we are faster or smaller\n')
+        print(common.table(versus, right=range(1, 7)))
+    else:
+        print('\n(pip install tokenizers to measure the Rust trainer beside it)')
+    print('\ngrowth with the length of the text: train time and peak memory for the first')
+    print('quarter, the first half and all of it; x: all over 1/4 (4.0 is linear)\n')
+    print(common.table(growth, right=range(1, 9)))
+    print(f"\nthe lesson's BPE.train against lab.fast_bpe: {lesson_merges} merges of the")
+    print(f'first {LESSON_CHARS:,} characters\n')
+    print(common.table(lesson, right=range(1, 4)))
+
+
+def mb(value):
+    return '-' if value is None else f'{value:.0f}'
+
+
+def make_corpus(path):
+    """Python's standard library source, file after file, up to CORPUS_SIZE characters."""
+    common.check_out(path, 'text file', lambda p: p.suffix == '.txt')
+    root = Path(sysconfig.get_paths()['stdlib'])
+    parts, size = [], 0
+    for source in sorted(root.rglob('*.py')):
+        if {'site-packages', 'test', 'tests'} & set(source.relative_to(root).parts):
+            continue
+        try:
+            parts.append(source.read_text(encoding='utf-8'))
+        except (OSError, UnicodeDecodeError):
+            continue
+        size += len(parts[-1])
+        if size >= CORPUS_SIZE:
+            break
+    common.save(''.join(parts), path)
+    print(f"wrote {common.shown(str(path))}: {size:,} characters, {len(parts)} files of Python's own library")
 
 
 def main():
@@ -107,18 +189,38 @@ def main():
                         help='text files to measure (default: data/train.txt)')
     parser.add_argument('--merges', type=common.whole_number, default=10_000, metavar='N',
                         help='merges to learn (default: 10000)')
-    parser.add_argument('--lesson-merges', type=common.positive, default=20, metavar='N',
+    parser.add_argument('--jobs', type=common.positive, default=os.cpu_count() or 1, metavar='N',
+                        help='processes for the parallel encoding (default: one per core)')
+    parser.add_argument('--lesson-merges', type=common.positive, default=20, metavar='K',
                         help="merges for the lesson's own trainer, which is slow (default: 20)")
-    parser.add_argument('--one', type=Path, help=argparse.SUPPRESS)  # the child process's job
+    parser.add_argument('--make-corpus', type=Path, metavar='PATH',
+                        help='write the standard library corpus to PATH and stop')
+    parser.add_argument('--child', nargs=3, help=argparse.SUPPRESS)  # WHAT PATH PART: a child's job
     args = parser.parse_args()
-    if args.one:
-        print(json.dumps(measure(args.one, args.merges, args.lesson_merges)))
+    if args.make_corpus:
+        make_corpus(args.make_corpus)
+        return
+    if args.child:
+        what, path, part = args.child
+        figures = {'ours': lambda: measure_ours(path, args.merges, float(part), args.jobs),
+                   'theirs': lambda: measure_theirs(path, args.merges, float(part)),
+                   'lesson': lambda: measure_lesson(path, args.lesson_merges)}[what]()
+        print(json.dumps(figures))
         return
     paths = [path.resolve() for path in args.files]
     for path in paths:
         common.read_text(path)  # refuse a bad file before the long runs
-    results = [(common.shown(path.name), measure_apart(path, args.merges, args.lesson_merges)) for path in paths]
-    report(results, args.merges, args.lesson_merges)
+    theirs_version = has_tokenizers()
+    print(f'lab.fast_bpe, {args.merges:,} merges asked (fewer when no pair occurs twice)\n', flush=True)
+    results = []
+    for path in paths:
+        r = {'ours': [apart('--child', 'ours', path, part, '--merges', args.merges, '--jobs',
+                            args.jobs if part == 1 else 1) for part in (0.25, 0.5, 1)],
+             'lesson': apart('--child', 'lesson', path, 1, '--lesson-merges', args.lesson_merges)}
+        if theirs_version:
+            r['theirs'] = apart('--child', 'theirs', path, 1, '--merges', args.merges)
+        results.append((common.shown(path.name), r))
+    report(results, args.merges, args.jobs, args.lesson_merges, theirs_version)
 
 
 if __name__ == '__main__':

@@ -204,9 +204,9 @@ class SaveTest(unittest.TestCase):
         code = ('import sys; from pathlib import Path; from tokenizer import save\n'
                 'while True:\n    for mark in "AB": save(mark * 500000, Path("tokenizer.json"))')
         rng = random.Random(4)
-        for _ in range(8):
+        for _ in range(5):
             writer = subprocess.Popen([sys.executable, '-c', code], cwd=self.root)
-            time.sleep(0.1 + rng.random() * 0.2)
+            time.sleep(0.1 + rng.random() * 0.15)
             writer.kill()
             writer.wait()
             self.assertIn(self.path.read_text(encoding='utf-8'), {'{"old": true}\n', 'A' * 500000, 'B' * 500000})

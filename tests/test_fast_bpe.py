@@ -52,6 +52,22 @@ class SameResultTest(unittest.TestCase):
             self.assertEqual(fast_bpe.encode(tok, text), tok.encode(text))
 
 
+class ParallelEncodeTest(unittest.TestCase):
+    def test_jobs_give_the_same_ids(self):
+        text = (TEXT + 'Cat 안녕 😀\n\n') * 40
+        tok = fast_bpe.train(TEXT, 30)
+        with mock.patch.object(fast_bpe, 'PARALLEL_FROM', 0):  # parallel even for a small text
+            self.assertEqual(fast_bpe.encode(tok, text, jobs=2), tok.encode(text))
+
+    def test_prepare_splits_documents_the_same_with_jobs(self):
+        from lab import prepare
+        tok = fast_bpe.train(TEXT, 30)
+        docs, _ = prepare.documents(TEXT * 5)
+        with mock.patch.object(fast_bpe, 'PARALLEL_FROM', 0):
+            self.assertEqual(prepare.encode_documents(tok, docs, jobs=2),
+                             [tok.encode(doc) + [tok.chars['\n']] for doc in docs])
+
+
 class ProgressTest(unittest.TestCase):
     def test_redraws_at_most_four_times_a_second_and_always_at_the_end(self):
         clock = [100.0]

@@ -98,9 +98,9 @@ class SaveTest(unittest.TestCase):
         code = ('import sys; from lab import common\n'
                 'while True:\n    for mark in "AB": common.save(mark * 400000, sys.argv[1])')
         rng = random.Random(9)
-        for _ in range(6):
+        for _ in range(4):
             writer = subprocess.Popen([sys.executable, '-c', code, str(self.path)], cwd=common.ROOT)
-            time.sleep(0.15 + rng.random() * 0.2)
+            time.sleep(0.15 + rng.random() * 0.15)
             writer.kill()
             writer.wait()
             self.assertIn(self.path.read_text(), {'old\n', 'A' * 400000, 'B' * 400000})
