@@ -16,7 +16,9 @@ What this file does instead
        done in C.
     2. Lines, in chunks. '\\n' never merges, so lines never share a pair. Each distinct
        line is kept once; lines that occur equally often are joined with '\\n' into
-       chunks of a few thousand characters, and a chunk counts with that weight.
+       chunks, and a chunk counts with that weight. The first merges touch the whole
+       text, so the chunks start large (few to visit); once pairs are rare they are cut
+       small (little to rewrite).
     3. Counts, and where to look. Each pair has its weighted count and the chunks it may
        occur in. A merge rewrites only those chunks, and only the pairs beside each
        occurrence change: the last character of each piece before it and the first
@@ -59,7 +61,11 @@ from lab import common
 from tokenizer import BPE
 
 UNKNOWN = '\ufffd'  # id 0, as in BPE.train
-CHUNK = 4096  # characters in a chunk, about: smaller chunks mean less to rewrite, more to visit
+# Characters in a chunk, about. The first merges are of pairs found all over the text:
+# few large chunks mean few visits. Later pairs are rare: small chunks mean little to
+# rewrite. So training starts with large chunks and cuts them small when the best
+# pair occurs fewer than SMALL_FROM times.
+LARGE, SMALL, SMALL_FROM = 65536, 4096, 1000
 
 
 def fresh_characters(used):
@@ -69,26 +75,48 @@ def fresh_characters(used):
             yield chr(point)
 
 
-def chunks_of(text):
-    """The distinct lines of two characters or more (shorter ones hold no pair), grouped by
-    how often they occur: (chunks as strings, weight of each, line numbers in each). Lines
-    are numbered in order of first appearance, and a chunk holds them in that order."""
-    lines, weights, numbers, sizes = [], [], [], []
+def text_lines(text):
+    """(line number, line, weight) for each distinct line of two characters or more (a shorter
+    one holds no pair): numbered in order of first appearance, weighted by how often it occurs."""
+    return [(number, line, weight) for number, (line, weight) in enumerate(Counter(text.split('\n')).items())
+            if len(line) >= 2]
+
+
+def chunks_of(lines, size):
+    """Lines grouped by weight into chunks of about size characters: (chunks as strings,
+    weight of each, line numbers in each). A chunk holds its lines in order, and chunks are
+    numbered in the order of their first lines."""
+    groups, weights, numbers, sizes = [], [], [], []
     filling = {}  # weight -> the chunk being filled
-    for number, (line, weight) in enumerate(Counter(text.split('\n')).items()):
-        if len(line) < 2:
-            continue
+    for number, line, weight in lines:
         k = filling.get(weight)
-        if k is None or sizes[k] > CHUNK:
-            k = filling[weight] = len(lines)
-            lines.append([])
+        if k is None or sizes[k] > size:
+            k = filling[weight] = len(groups)
+            groups.append([])
             weights.append(weight)
             numbers.append([])
             sizes.append(0)
-        lines[k].append(line)
+        groups[k].append(line)
         numbers[k].append(number)
         sizes[k] += len(line) + 1
-    return ['\n'.join(chunk) for chunk in lines], weights, numbers
+    return ['\n'.join(group) for group in groups], weights, numbers
+
+
+def lines_now(chunks, weights, numbers):
+    """The lines as the merges so far have made them, in order: for cutting chunks anew."""
+    lines = [(number, line, weights[k]) for k, chunk in enumerate(chunks)
+             for number, line in zip(numbers[k], chunk.split('\n'))]
+    return sorted(lines)
+
+
+def where_pairs_are(chunks, counts):
+    """{pair: the chunks that hold it}, for the pairs counted."""
+    where = {pair: [] for pair in counts}
+    for k, chunk in enumerate(chunks):
+        for pair in set(map(add, chunk, chunk[1:])):
+            if pair in where:
+                where[pair].append(k)
+    return where
 
 
 def count_pairs(chunks, weights):
@@ -157,9 +185,10 @@ def train(text, count, progress=None):
     vocab = [UNKNOWN] + sorted(set(text) - {UNKNOWN})
     id_of = {ch: i for i, ch in enumerate(vocab)}
     fresh = fresh_characters(set(text) | {'\n', UNKNOWN})
-    chunks, weights, numbers = chunks_of(text)
+    chunks, weights, numbers = chunks_of(text_lines(text), LARGE)
     first_line = [lines[0] for lines in numbers]  # chunks are numbered in this order too
     counts, where = count_pairs(chunks, weights)
+    large = True
     heap = [(-n, first_line[where[pair][0]], pair) for pair, n in counts.items()]
     heapify(heap)
 
@@ -205,6 +234,7 @@ def train(text, count, progress=None):
         pair = choose()
         if pair is None:
             break  # no pair is left that occurs twice
+        n_best = counts[pair]
         new, new_id = next(fresh), len(vocab)
         a, b = id_of[pair[0]], id_of[pair[1]]
         id_of[new] = new_id
@@ -222,6 +252,12 @@ def train(text, count, progress=None):
             if n >= 2:
                 counts[fresh_pair], where[fresh_pair] = n, made_in[fresh_pair]
                 heappush(heap, (-n, first_line[made_in[fresh_pair][0]], fresh_pair))
+        if large and n_best < SMALL_FROM:  # from here on pairs are rare: cut the chunks small
+            chunks, weights, numbers = chunks_of(lines_now(chunks, weights, numbers), SMALL)
+            first_line[:] = [lines[0] for lines in numbers]
+            where.clear()
+            where.update(where_pairs_are(chunks, counts))
+            large = False
         if progress:
             progress(len(merges), count)
     return BPE(vocab, merges)
