@@ -23,7 +23,6 @@ Try next: python3 -m lab.audit data/mixed.txt; then train on it
 """
 import sys
 from collections import Counter
-from pathlib import Path
 
 if not __package__:  # run as python3 lab/audit.py: then tokenizer cannot be imported
     sys.exit('run this lab from the project folder as: python3 -m lab.audit')
@@ -93,10 +92,8 @@ def audit(tok, text):
 
 def main():
     parser = common.parser(__doc__)
-    parser.add_argument('file', nargs='?', type=Path, default=common.TRAIN, metavar='FILE',
-                        help='the corpus to audit on (default: data/train.txt)')
-    parser.add_argument('--tokenizer', type=Path, default=common.SAVED, metavar='PATH',
-                        help='a saved tokenizer (default: data/tokenizer.json)')
+    common.add_file(parser, 'the corpus to audit on')
+    common.add_tokenizer(parser, 'a saved tokenizer')
     parser.add_argument('--max-unk', type=float, default=0.001, metavar='RATE',
                         help='the highest unknown rate that passes (default: 0.001, that is 0.1 %%)')
     args = parser.parse_args()

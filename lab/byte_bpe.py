@@ -101,8 +101,7 @@ def from_json(path):
 
 def main():
     parser = common.parser(__doc__)
-    parser.add_argument('file', nargs='?', type=Path, default=common.TRAIN, metavar='FILE',
-                        help='the text to train on (default: data/train.txt)')
+    common.add_file(parser, 'the text to train on')
     parser.add_argument('--vocab-size', type=common.whole_number, default=300, metavar='N',
                         help=f'ids in all: {FIRST_MERGE} fixed ones, then one per merge (default: 300, '
                              f'that is {300 - FIRST_MERGE} merges)')

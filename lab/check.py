@@ -14,7 +14,6 @@ check the copy:
     python3 -m lab.check --tokenizer copy.json
 """
 import sys
-from pathlib import Path
 
 if not __package__:  # run as python3 lab/check.py: then tokenizer cannot be imported
     sys.exit('run this lab from the project folder as: python3 -m lab.check')
@@ -24,8 +23,7 @@ from lab import common
 
 def main():
     parser = common.parser(__doc__)
-    parser.add_argument('--tokenizer', type=Path, default=common.SAVED, metavar='PATH',
-                        help='the tokenizer to check (default: data/tokenizer.json)')
+    common.add_tokenizer(parser, 'the tokenizer to check')
     path = parser.parse_args().tokenizer
     tok = common.load_tokenizer(path)
     print(f'{common.shown(str(path))}: sound, {len(tok.vocab)} tokens '

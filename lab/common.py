@@ -328,6 +328,18 @@ def parser(doc):
                                    epilog=try_next, formatter_class=argparse.RawDescriptionHelpFormatter)
 
 
+def add_file(parser, what):
+    """FILE, the text a lab reads: the same name and default in every lab."""
+    parser.add_argument('file', nargs='?', type=Path, default=TRAIN, metavar='FILE',
+                        help=f'{what} (default: data/train.txt)')
+
+
+def add_tokenizer(parser, what):
+    """--tokenizer PATH, the saved tokenizer a lab reads: the same in every lab."""
+    parser.add_argument('--tokenizer', type=Path, default=SAVED, metavar='PATH',
+                        help=f'{what} (default: data/tokenizer.json)')
+
+
 def whole_number(text):
     """An argparse type: a whole number >= 0."""
     if not text.isdigit():

@@ -79,8 +79,7 @@ def report(tok, named_texts, slices=True):
 def main():
     parser = common.parser(__doc__)
     parser.add_argument('files', nargs='*', type=Path, metavar='FILE', help='text files (default: two built-in samples)')
-    parser.add_argument('--tokenizer', type=Path, default=common.SAVED, metavar='PATH',
-                        help='a saved tokenizer, for FILE (default: data/tokenizer.json)')
+    common.add_tokenizer(parser, 'a saved tokenizer, for FILE')
     args = parser.parse_args()
     if args.files:
         tok = common.load_tokenizer(args.tokenizer)

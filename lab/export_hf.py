@@ -81,8 +81,7 @@ def from_hf(data):
 
 def main():
     parser = common.parser(__doc__)
-    parser.add_argument('--tokenizer', type=Path, default=common.SAVED, metavar='PATH',
-                        help='the tokenizer to export (default: data/tokenizer.json)')
+    common.add_tokenizer(parser, 'the tokenizer to export')
     parser.add_argument('--out', type=Path, default=OUT, metavar='PATH',
                         help='where to write it (default: data/tokenizer.hf.json)')
     parser.add_argument('--force', action='store_true',

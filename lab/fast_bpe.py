@@ -172,11 +172,11 @@ def merge_everywhere(pair, new, chunks, weights, where):
         for y, n in after.items():
             lost[b + y] += n * w
             made[new + y] += n * w
-    kept = {pair for pair, n in made.items() if n >= 2}  # a pair seen once can never win
-    made_in = {pair: [] for pair in kept}
+    kept = {fresh for fresh, n in made.items() if n >= 2}  # a pair seen once can never win
+    made_in = {fresh: [] for fresh in kept}
     for k, before, after in visited:
-        for pair in ({(x or new) + new for x in before} | {new + y for y in after}) & kept:
-            made_in[pair].append(k)
+        for fresh in ({(x or new) + new for x in before} | {new + y for y in after}) & kept:
+            made_in[fresh].append(k)
     return lost, made, made_in
 
 
@@ -359,8 +359,7 @@ def show_progress(started):
 
 def main():
     parser = common.parser(__doc__)
-    parser.add_argument('file', nargs='?', type=Path, default=common.TRAIN, metavar='FILE',
-                        help='the text to train on (default: data/train.txt)')
+    common.add_file(parser, 'the text to train on')
     parser.add_argument('--merges', type=common.whole_number, metavar='N',
                         help='merges to learn (default: what settings.json asks for)')
     parser.add_argument('--out', type=Path, default=common.SAVED, metavar='PATH',

@@ -14,7 +14,6 @@ the more merges build on each other, the more a shuffle breaks.
 """
 import random
 import sys
-from pathlib import Path
 
 if not __package__:  # run as python3 lab/merge_order.py: then tokenizer cannot be imported
     sys.exit('run this lab from the project folder as: python3 -m lab.merge_order')
@@ -49,10 +48,8 @@ def pieces(tok, ids):
 
 def main():
     parser = common.parser(__doc__)
-    parser.add_argument('file', nargs='?', type=Path, default=common.TRAIN, metavar='FILE',
-                        help='the text to encode (default: data/train.txt)')
-    parser.add_argument('--tokenizer', type=Path, default=common.SAVED, metavar='PATH',
-                        help='a saved tokenizer (default: data/tokenizer.json)')
+    common.add_file(parser, 'the text to encode')
+    common.add_tokenizer(parser, 'a saved tokenizer')
     parser.add_argument('--seed', type=int, default=0, metavar='N', help='seed of the shuffle (default: 0)')
     args = parser.parse_args()
     print('rules learned: 1) e r  2) w e   on: l o w e r _')

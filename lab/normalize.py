@@ -21,7 +21,6 @@ and run the lab on x.txt.
 """
 import sys
 import unicodedata
-from pathlib import Path
 
 if not __package__:  # run as python3 lab/normalize.py: then tokenizer cannot be imported
     sys.exit('run this lab from the project folder as: python3 -m lab.normalize')
@@ -54,8 +53,7 @@ def side_by_side(korean):
 
 def main():
     parser = common.parser(__doc__)
-    parser.add_argument('file', nargs='?', type=Path, default=common.TRAIN, metavar='FILE',
-                        help='the text to check (default: data/train.txt)')
+    common.add_file(parser, 'the text to check')
     path = parser.parse_args().file
     text = common.read_text(path)
     name = common.shown(path.name)

@@ -127,10 +127,8 @@ def read_bin(folder, name):
 
 def main():
     parser = common.parser(__doc__)
-    parser.add_argument('file', nargs='?', type=Path, default=common.TRAIN, metavar='FILE',
-                        help='the text to prepare (default: data/train.txt)')
-    parser.add_argument('--tokenizer', type=Path, default=common.SAVED, metavar='PATH',
-                        help='a saved tokenizer (default: data/tokenizer.json)')
+    common.add_file(parser, 'the text to prepare')
+    common.add_tokenizer(parser, 'a saved tokenizer')
     parser.add_argument('--out', type=Path, default=Path('data'), metavar='PATH',
                         help='the folder for train.bin, val.bin and meta.json (default: data)')
     parser.add_argument('--block-size', type=common.positive, default=8, metavar='N',

@@ -25,7 +25,6 @@ Try next: python3 -m lab.pretokenize data/mixed.txt --merges 100 --pattern gpt4
 import re
 import sys
 from collections import Counter
-from pathlib import Path
 
 if not __package__:  # run as python3 lab/pretokenize.py: then tokenizer cannot be imported
     sys.exit('run this lab from the project folder as: python3 -m lab.pretokenize')
@@ -107,8 +106,7 @@ def encoder(tok, pattern):
 
 def main():
     parser = common.parser(__doc__)
-    parser.add_argument('file', nargs='?', type=Path, default=common.TRAIN, metavar='FILE',
-                        help='the text to train on (default: data/train.txt)')
+    common.add_file(parser, 'the text to train on')
     parser.add_argument('--merges', type=common.whole_number, default=50, metavar='N',
                         help='merges to learn (default: 50)')
     parser.add_argument('--pattern', choices=sorted(PATTERNS), default='gpt2',

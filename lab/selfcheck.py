@@ -276,7 +276,7 @@ RULES = [  # (name, check) in the order the lesson teaches them
     ('the same text gives the same tokenizer under any PYTHONHASHSEED', rule_hash_seed),
     ('the merges learned from data/train.txt are the lesson\'s', rule_train_txt),
 ]
-CHECKS = dict((check.__name__, check) for _, check in RULES)
+CHECKS = {check.__name__: check for _, check in RULES}
 
 
 def child(shown_file, *names):

@@ -14,7 +14,6 @@ never saw; then train with more merges and look again.
 """
 import shutil
 import sys
-from pathlib import Path
 
 if not __package__:  # run as python3 lab/show.py: then tokenizer cannot be imported
     sys.exit('run this lab from the project folder as: python3 -m lab.show')
@@ -71,8 +70,7 @@ def main():
     parser = common.parser(__doc__)
     parser.add_argument('text', nargs='?', default='Q: hi\nA: ', metavar='TEXT',
                         help="the text to show (default: 'Q: hi\\nA: ')")
-    parser.add_argument('--tokenizer', type=Path, default=common.SAVED, metavar='PATH',
-                        help='a saved tokenizer (default: data/tokenizer.json)')
+    common.add_tokenizer(parser, 'a saved tokenizer')
     args = parser.parse_args()
     tok = common.load_tokenizer(args.tokenizer)
     columns = shutil.get_terminal_size((80, 24)).columns

@@ -24,7 +24,6 @@ Try next: python3 -m lab.special 'hi<eos>[A] sure!' --allow '<eos>' '[A]'
 import re
 import sys
 import textwrap
-from pathlib import Path
 
 if not __package__:  # run as python3 lab/special.py: then tokenizer cannot be imported
     sys.exit('run this lab from the project folder as: python3 -m lab.special')
@@ -95,8 +94,7 @@ def main():
     parser.add_argument('--allow', nargs='+', choices=SPECIAL, default=[], metavar='NAME',
                         help='special strings TEXT may hold as specials (default: none)')
     parser.add_argument('--skip-special', action='store_true', help='leave special ids out when decoding')
-    parser.add_argument('--tokenizer', type=Path, default=common.SAVED, metavar='PATH',
-                        help='a saved tokenizer (default: data/tokenizer.json)')
+    common.add_tokenizer(parser, 'a saved tokenizer')
     args = parser.parse_args()
     tok = common.load_tokenizer(args.tokenizer)
     ids_of = special_ids(tok)

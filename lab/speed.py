@@ -117,7 +117,7 @@ def apart(*args):
 
 def has_tokenizers():
     try:
-        import tokenizers  # noqa: F401 (whether it is there)
+        import tokenizers  # only whether it is there
     except ImportError:
         return None
     return tokenizers.__version__
@@ -138,7 +138,7 @@ def report(results, merges, jobs, lesson_merges, theirs_version):
             versus.append([name, f"{theirs['train']:.2f}", f"{theirs['encode']:.2f}", mb(theirs['peak']),
                            f"{whole['train'] / theirs['train']:.2f}", f"{whole['encode'] / theirs['encode']:.2f}",
                            f"{whole['peak'] / theirs['peak']:.2f}" if theirs['peak'] else '-'])
-        quarter, half = r['ours'][0], r['ours'][1]
+        quarter = r['ours'][0]
         growth.append([name] + [f"{p['train']:.2f}" for p in r['ours']] + [mb(p['peak']) for p in r['ours']]
                       + [f"{whole['train'] / max(quarter['train'], 1e-9):.1f}",
                          f"{whole['peak'] / quarter['peak']:.1f}" if quarter['peak'] else '-'])

@@ -9,7 +9,6 @@ model's embedding table and (while pairs repeat) removes tokens from the text.
 Try next: python3 -m lab.token_count --merges 0 50 100 200 400
 """
 import sys
-from pathlib import Path
 
 if not __package__:  # run as python3 lab/token_count.py: then tokenizer cannot be imported
     sys.exit('run this lab from the project folder as: python3 -m lab.token_count')
@@ -22,8 +21,7 @@ COUNTS = [0, 6, 12, 24, 48]
 
 def main():
     parser = common.parser(__doc__)
-    parser.add_argument('file', nargs='?', type=Path, default=common.TRAIN, metavar='FILE',
-                        help='the text to train on (default: data/train.txt)')
+    common.add_file(parser, 'the text to train on')
     parser.add_argument('--merges', type=common.whole_number, nargs='+', default=COUNTS, metavar='N',
                         help='the merge counts to try (default: 0 6 12 24 48)')
     args = parser.parse_args()

@@ -10,7 +10,6 @@ has no unknowns: every text is made of the 256 byte values.
 Try next: python3 -m lab.unknown hello 'Q: hi' café
 """
 import sys
-from pathlib import Path
 
 if not __package__:  # run as python3 lab/unknown.py: then tokenizer cannot be imported
     sys.exit('run this lab from the project folder as: python3 -m lab.unknown')
@@ -23,8 +22,7 @@ WORDS = ['cat', 'Cat', '안녕', '😀']
 def main():
     parser = common.parser(__doc__)
     parser.add_argument('words', nargs='*', metavar='WORD', help='words to look at (default: cat Cat 안녕 😀)')
-    parser.add_argument('--tokenizer', type=Path, default=common.SAVED, metavar='PATH',
-                        help='a saved tokenizer (default: data/tokenizer.json)')
+    common.add_tokenizer(parser, 'a saved tokenizer')
     args = parser.parse_args()
     tok = common.load_tokenizer(args.tokenizer)
     for word in args.words or WORDS:

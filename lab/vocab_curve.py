@@ -20,7 +20,6 @@ Try next: python3 -m lab.vocab_curve ../my-book.txt --merges 5000
 """
 import math
 import sys
-from pathlib import Path
 
 if not __package__:  # run as python3 lab/vocab_curve.py: then tokenizer cannot be imported
     sys.exit('run this lab from the project folder as: python3 -m lab.vocab_curve')
@@ -105,8 +104,7 @@ def plot(points, rule):
 
 def main():
     parser = common.parser(__doc__)
-    parser.add_argument('file', nargs='?', type=Path, default=common.TRAIN, metavar='FILE',
-                        help='the text (default: data/train.txt)')
+    common.add_file(parser, 'the text')
     parser.add_argument('--merges', type=common.whole_number, metavar='N',
                         help='merges to learn (default: characters / 100, at least 100)')
     parser.add_argument('--holdout', type=float, default=0.1, metavar='RATE',

@@ -22,7 +22,6 @@ words become single tokens first:
 import re
 import sys
 from collections import Counter
-from pathlib import Path
 
 if not __package__:  # run as python3 lab/word_bpe.py: then tokenizer cannot be imported
     sys.exit('run this lab from the project folder as: python3 -m lab.word_bpe')
@@ -95,8 +94,7 @@ def decode(vocab, merges, ids):
 
 def main():
     parser = common.parser(__doc__)
-    parser.add_argument('file', nargs='?', type=Path, default=common.TRAIN, metavar='FILE',
-                        help='the text to train on (default: data/train.txt)')
+    common.add_file(parser, 'the text to train on')
     parser.add_argument('--merges', type=common.whole_number, default=120, metavar='N',
                         help='merges to learn (default: 120)')
     args = parser.parse_args()

@@ -14,7 +14,6 @@ import subprocess
 import sys
 import time
 import unittest
-from pathlib import Path
 from unittest import mock
 
 import tokenizer

@@ -15,7 +15,7 @@ from pathlib import Path
 from tests.project import ROOT
 
 try:
-    import build  # noqa: F401 (only whether it is there)
+    import build  # only whether it is there
 except ImportError:
     build = None
 
