@@ -115,13 +115,13 @@ def main():
     row('tokens/line', '  '.join(f'p{p} {percentile(r["per_line"], p)}' for p in (50, 95, 99))
         + f'  max {max(r["per_line"])}')
     row('round trip', f"{r['lines'] - len(r['failures']):,} of {r['lines']:,} lines "
-                      f"{'PASS' if gates[0] else 'FAIL'}")
+                      f"{'OK' if gates[0] else 'FAILED'}")
     for n, at in r['failures'][:SHOWN]:
         row('', f'  line {n}: first difference at character {at}')
-    row('offsets', 'PASS (every token maps back to its text)' if gates[1]
-        else f"FAIL ({r['offsets_bad']} lines have a token whose (start, end) does not)")
+    row('offsets', 'OK (every token maps back to its text)' if gates[1]
+        else f"FAILED ({r['offsets_bad']} lines have a token whose (start, end) does not)")
     row('unknown', f"{sum(r['unknown'].values()):,} characters, {r['unknown_rate']:.3%} "
-                   f"(gate {args.max_unk:.3%}) {'PASS' if unknown_ok else 'FAIL'}")
+                   f"(gate {args.max_unk:.3%}) {'OK' if unknown_ok else 'FAILED'}")
     if r['unknown']:
         row('', listed(f'{ch!r}×{n}' for ch, n in r['unknown'].most_common()))
     for label, ids in [('never used', r['never']), (f'used < {RARE}', r['rare'])]:
@@ -130,8 +130,8 @@ def main():
     print()
     if not all(gates):
         failed = [name for name, ok in zip(['round trip', 'offsets', 'unknown rate'], gates) if not ok]
-        raise ValueError(f'FAIL ({", ".join(failed)})')
-    print('result: PASS')
+        raise ValueError(f'FAILED ({", ".join(failed)})')
+    print('result: OK')
 
 
 if __name__ == '__main__':

@@ -177,11 +177,11 @@ def main():
         print(f'{name:<12}{len(ids):,} tokens, {count:,} document{"s" * (count != 1)}, '
               f'{len(ids) * size:,} bytes')
     print('meta.json   vocabulary, id type, tokenizer fingerprint, sha256 of each .bin')
-    print(f'read back   train.bin, checked against meta.json, gives the same ids: {"OK" if back == train else "FAIL"}')
+    print(f'read back   train.bin, checked against meta.json, gives the same ids: {"OK" if back == train else "FAILED"}')
     print(f'batch       {args.batch_size} windows of {args.block_size} tokens, seed {args.seed}')
     print(f'  x[0]      {common.shown(repr(tok.decode(xs[0])))[:68]}')
     print(f'  y[0]      {common.shown(repr(tok.decode(ys[0])))[:68]}')
-    print(f'check       y is x shifted by one in every window: {"OK" if shifted else "FAIL"}')
+    print(f'check       y is x shifted by one in every window: {"OK" if shifted else "FAILED"}')
     if back != train or not shifted:
         raise ValueError('a check FAILED')
 

@@ -6,7 +6,7 @@ It checks FILE (default: tokenizer.py in the project folder) rule by rule, in th
 the lesson teaches them: merge, the base vocabulary, the most frequent pair, ties, the
 newline rule, the early stop, the new token, the number of merges, encode, decode,
 saving and loading, the same ids on every run, the merges it learns from
-data/train.txt, and python3 tokenizer.py itself. Each rule prints 'ok', or 'FAIL' with
+data/train.txt, and python3 tokenizer.py itself. Each rule prints 'OK', or 'FAILED' with
 what was called, what came back, what the lesson expects, and where to look; '--'
 marks a rule not checked until one above it is fixed (an import, an endless loop).
 
@@ -389,11 +389,11 @@ def copy_for_check(file, folder):
 
 def report(name, problem):
     if problem == [NOT_CHECKED]:
-        print(f'--    {name}'[:80])
+        print(f'--      {name}'[:80])
         return
-    print(f'ok    {name}' if not problem else f'FAIL  {name}')
+    print(f'OK      {name}'[:80] if not problem else f'FAILED  {name}'[:80])
     for line in problem or []:
-        print(f'        {common.shown(line)}'[:80])
+        print(f'          {common.shown(line)}'[:80])
 
 
 def main():
@@ -427,7 +427,7 @@ def main():
           + (f', {unchecked} not checked' if unchecked else ''))
     if failed:
         raise ValueError(f'{failed} rule{"s" * (failed > 1)} of the lesson do{"es" * (failed == 1)} not hold '
-                         f'in {shown_file}; fix the first FAIL first')
+                         f'in {shown_file}; fix the first that FAILED first')
 
 
 if __name__ == '__main__':

@@ -208,7 +208,7 @@ class AuditTest(unittest.TestCase):
         self.assertEqual(run(root, '-m', 'lab.audit').returncode, 0)
         done = run(root, '-m', 'lab.audit', 'data/mixed.txt')
         self.assertEqual(done.returncode, 1)
-        self.assertIn('FAIL (unknown rate)', done.stderr)
+        self.assertIn('FAILED (unknown rate)', done.stderr)
         self.assertEqual(run(root, '-m', 'lab.audit', 'data/mixed.txt', '--max-unk', '0.5').returncode, 0)
 
 

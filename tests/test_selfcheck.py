@@ -8,7 +8,7 @@ from lab import selfcheck
 from tests.project import LESSON_FILES, copy_project, run
 
 LESSON = (LESSON_FILES / 'tokenizer.py').read_text(encoding='utf-8')
-# (a typing mistake as a change to the lesson-style file, the rule its first FAIL must name)
+# (a typing mistake as a change to the lesson-style file, the rule its first FAILED must name)
 MISTAKES = [
     ('            i += 2', '            i += 1', 'merge replaces the pair left to right'),
     ('    while i < len(ids):', '    while i < len(ids) - 1:', 'merge copies the ids'),
@@ -60,7 +60,7 @@ class SelfcheckTest(unittest.TestCase):
     def test_a_file_that_follows_the_lesson_passes_every_rule(self):
         done = self.check(LESSON)
         self.assertEqual(done.returncode, 0, done.stdout)
-        self.assertNotIn('FAIL', done.stdout)
+        self.assertNotIn('FAILED', done.stdout)
 
     def test_each_mistake_is_caught_and_its_rule_is_the_first_fail(self):
         with concurrent.futures.ThreadPoolExecutor(2) as pool:  # each is one short process
@@ -78,7 +78,7 @@ class SelfcheckTest(unittest.TestCase):
         done = self.check(LESSON.replace('class BPE:', 'class BPE'))
         self.assertEqual(done.returncode, 1)
         self.assertIn("SyntaxError: expected ':' (typed.py, line 18)", done.stdout)
-        self.assertEqual(done.stdout.count('FAIL'), 1)
+        self.assertEqual(done.stdout.count('FAILED'), 1)
         self.assertIn('1 rule of the lesson does not hold', done.stderr)
 
 
