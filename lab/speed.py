@@ -116,11 +116,12 @@ def apart(*args):
 
 
 def has_tokenizers():
+    """The version of the tokenizers package, or None when it is not installed."""
     try:
-        import tokenizers  # only whether it is there
+        from tokenizers import __version__
     except ImportError:
         return None
-    return tokenizers.__version__
+    return __version__
 
 
 def report(results, merges, jobs, lesson_merges, theirs_version):

@@ -1,9 +1,11 @@
 """Run the project's commands end to end in a throwaway copy, so tests never touch the checkout."""
 import os
+import random
 import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -34,6 +36,18 @@ def use_lesson_files(root, labs=False):
     shutil.copy(LESSON_FILES / 'tokenizer.py', root / 'tokenizer.py')
     for lab in LESSON_LABS if labs else []:
         shutil.copy(LESSON_FILES / lab, root / lab)
+
+
+def kill_while_writing(test, code, args, cwd, path, wholes, rounds, seed):
+    """Start a process that writes path again and again (code), kill it at seeded random
+    moments, and check each time that path holds one of wholes: never a torn file."""
+    rng = random.Random(seed)
+    for _ in range(rounds):
+        writer = subprocess.Popen([sys.executable, '-c', code, *args], cwd=cwd)
+        time.sleep(0.15 + rng.random() * 0.15)
+        writer.kill()
+        writer.wait()
+        test.assertIn(path.read_text(encoding='utf-8'), wholes)
 
 
 def run(root, *args, cwd=None, env=None, stdin=None, timeout=120):

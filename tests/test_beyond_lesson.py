@@ -17,7 +17,7 @@ import unittest
 from unittest import mock
 
 import tokenizer
-from tests.project import LESSON_FILES, TEXT, copy_project, run
+from tests.project import LESSON_FILES, TEXT, copy_project, kill_while_writing, run
 from tokenizer import BPE
 
 
@@ -200,15 +200,10 @@ class SaveTest(unittest.TestCase):
 
     @unittest.skipUnless(hasattr(signal, 'SIGKILL'), 'needs SIGKILL')
     def test_a_writer_killed_at_any_moment_leaves_the_old_or_the_new_file(self):
-        code = ('import sys; from pathlib import Path; from tokenizer import save\n'
+        code = ('from pathlib import Path; from tokenizer import save\n'
                 'while True:\n    for mark in "AB": save(mark * 500000, Path("tokenizer.json"))')
-        rng = random.Random(4)
-        for _ in range(5):
-            writer = subprocess.Popen([sys.executable, '-c', code], cwd=self.root)
-            time.sleep(0.1 + rng.random() * 0.15)
-            writer.kill()
-            writer.wait()
-            self.assertIn(self.path.read_text(encoding='utf-8'), {'{"old": true}\n', 'A' * 500000, 'B' * 500000})
+        kill_while_writing(self, code, [], self.root, self.path, {'{"old": true}\n', 'A' * 500000, 'B' * 500000},
+                           rounds=5, seed=4)
 
     def test_ctrl_c_on_the_command_line_is_one_line(self):
         root = copy_project(self)

@@ -6,18 +6,15 @@ Writing: all at once, only where the user meant, checked before the long work.
 import concurrent.futures
 import json
 import os
-import random
 import signal
 import stat
-import subprocess
-import sys
 import time
 import unittest
 from pathlib import Path
 from unittest import mock
 
 from lab import common, prepare
-from tests.project import TEXT, copy_project, run
+from tests.project import TEXT, copy_project, kill_while_writing, run
 from tokenizer import BPE
 
 
@@ -97,13 +94,8 @@ class SaveTest(unittest.TestCase):
     def test_a_writer_killed_at_any_moment_leaves_the_old_or_the_new_file(self):
         code = ('import sys; from lab import common\n'
                 'while True:\n    for mark in "AB": common.save(mark * 400000, sys.argv[1])')
-        rng = random.Random(9)
-        for _ in range(4):
-            writer = subprocess.Popen([sys.executable, '-c', code, str(self.path)], cwd=common.ROOT)
-            time.sleep(0.15 + rng.random() * 0.15)
-            writer.kill()
-            writer.wait()
-            self.assertIn(self.path.read_text(), {'old\n', 'A' * 400000, 'B' * 400000})
+        kill_while_writing(self, code, [str(self.path)], common.ROOT, self.path, {'old\n', 'A' * 400000, 'B' * 400000},
+                           rounds=4, seed=9)
 
 
 class CheckOutTest(unittest.TestCase):
