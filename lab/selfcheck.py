@@ -27,6 +27,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import textwrap
 import traceback
 from pathlib import Path
 
@@ -392,8 +393,9 @@ def report(name, problem):
         print(f'--      {name}'[:80])
         return
     print(f'OK      {name}'[:80] if not problem else f'FAILED  {name}'[:80])
-    for line in problem or []:
-        print(f'          {common.shown(line)}'[:80])
+    for line in problem or []:  # wrapped, not cut: the end of a line may be what matters
+        print(textwrap.fill(common.shown(line), 80, initial_indent=' ' * 10, subsequent_indent=' ' * 12,
+                            break_on_hyphens=False))
 
 
 def main():
