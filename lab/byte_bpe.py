@@ -107,7 +107,8 @@ def main():
                              f'that is {300 - FIRST_MERGE} merges)')
     parser.add_argument('--out', type=Path, default=OUT, metavar='PATH',
                         help='where to save it (default: data/byte_tokenizer.json)')
-    parser.add_argument('--force', action='store_true', help='replace PATH even if it is not a byte tokenizer')
+    parser.add_argument('--force', action='store_true',
+                        help='replace PATH even if it is not a byte tokenizer')
     args = parser.parse_args()
     if args.vocab_size < FIRST_MERGE:
         parser.error(f'--vocab-size must be at least {FIRST_MERGE}: 4 special ids and 256 bytes')
@@ -123,7 +124,8 @@ def main():
           f'vocab {FIRST_MERGE + len(merges)} ({len(merges)} merges)')
     print('ids: <pad>=0 <unk>=1 <bos>=2 <eos>=3, bytes 4-259, merges 260-'
           f'{FIRST_MERGE + len(merges) - 1}')
-    print(('first merges: ' + '  '.join(f'{made[new].decode("utf-8", "replace")!r}' for _, new in merges[:8]))[:80])
+    first = '  '.join(f'{made[new].decode("utf-8", "replace")!r}' for _, new in merges[:8])
+    print(f'first merges: {first}'[:80])
 
     ids = encode(merges, text)
     if decode(merges, ids) != text:

@@ -199,7 +199,8 @@ def check_out(path, kind, is_kind, inputs=(), force=False):
         if stat.S_ISDIR(mode):
             raise ValueError(f'{shown_path} is a folder: give --out a file name')
         if not stat.S_ISREG(mode):
-            raise ValueError(f'{shown_path} is not a regular file (a device or a pipe?): give --out a file name')
+            raise ValueError(f'{shown_path} is not a regular file (a device or a pipe?): '
+                             'give --out a file name')
         if not mode & 0o222:
             raise ValueError(f'{shown_path} is read-only: make it writable or give --out another name')
         for source in inputs:

@@ -78,7 +78,8 @@ def report(tok, named_texts, slices=True):
 
 def main():
     parser = common.parser(__doc__)
-    parser.add_argument('files', nargs='*', type=Path, metavar='FILE', help='text files (default: two built-in samples)')
+    parser.add_argument('files', nargs='*', type=Path, metavar='FILE',
+                        help='text files (default: two built-in samples)')
     common.add_tokenizer(parser, 'a saved tokenizer, for FILE')
     args = parser.parse_args()
     if args.files:

@@ -364,7 +364,8 @@ def main():
                         help='merges to learn (default: what settings.json asks for)')
     parser.add_argument('--out', type=Path, default=common.SAVED, metavar='PATH',
                         help='where to save the tokenizer (default: data/tokenizer.json)')
-    parser.add_argument('--force', action='store_true', help='replace PATH even if it is not a tokenizer.json')
+    parser.add_argument('--force', action='store_true',
+                        help='replace PATH even if it is not a tokenizer.json')
     args = parser.parse_args()
     count = common.read_merge_count() if args.merges is None else args.merges
     common.check_out(args.out, 'tokenizer.json', common.json_with('vocab', 'merges'),

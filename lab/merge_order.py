@@ -62,7 +62,8 @@ def main():
     lines = [line + '\n' for line in common.lines_of(text)]
     changed = sum(tok.encode(line) != other.encode(line) for line in lines)
     labels = ['learned order', f'shuffled, seed {args.seed}']
-    print(f'\n{len(tok.merges)} merges of {common.shown(args.tokenizer.name)} on {common.shown(args.file.name)}')
+    names = common.shown(args.tokenizer.name), common.shown(args.file.name)
+    print(f'\n{len(tok.merges)} merges of {names[0]} on {names[1]}')
     rows = [[label, f'{len(t.encode(text)):,} tokens', pieces(t, t.encode(lines[0]))[:50]]
             for label, t in zip(labels, [tok, other])]
     print(common.table(rows, right={1}))

@@ -135,7 +135,8 @@ def main():
                         help='tokens in each window (default: 8)')
     parser.add_argument('--batch-size', type=common.positive, default=4, metavar='N',
                         help='windows in the batch (default: 4)')
-    parser.add_argument('--seed', type=int, default=1337, metavar='N', help='seed of the windows (default: 1337)')
+    parser.add_argument('--seed', type=int, default=1337, metavar='N',
+                        help='seed of the windows (default: 1337)')
     parser.add_argument('--jobs', type=common.positive, default=1, metavar='N',
                         help='processes to encode with, for large files (default: 1)')
     parser.add_argument('--force', action='store_true', help='replace files in PATH that are not of this lab')
@@ -177,7 +178,8 @@ def main():
         print(f'{name:<12}{len(ids):,} tokens, {count:,} document{"s" * (count != 1)}, '
               f'{len(ids) * size:,} bytes')
     print('meta.json   vocabulary, id type, tokenizer fingerprint, sha256 of each .bin')
-    print(f'read back   train.bin, checked against meta.json, gives the same ids: {"OK" if back == train else "FAILED"}')
+    same = 'OK' if back == train else 'FAILED'
+    print(f'read back   train.bin, checked against meta.json, gives the same ids: {same}')
     print(f'batch       {args.batch_size} windows of {args.block_size} tokens, seed {args.seed}')
     print(f'  x[0]      {common.shown(repr(tok.decode(xs[0])))[:68]}')
     print(f'  y[0]      {common.shown(repr(tok.decode(ys[0])))[:68]}')

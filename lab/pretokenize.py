@@ -134,7 +134,8 @@ def main():
     plain_ids = fast_bpe.encode(plain, text)
     print()
     rows = [['tokenizer', 'merges', 'tokens', 'chars/token'],
-            [f'{args.pattern} pieces', str(len(pre.merges)), f'{len(ids):,}', f'{len(text) / max(len(ids), 1):.2f}'],
+            [f'{args.pattern} pieces', str(len(pre.merges)), f'{len(ids):,}',
+             f'{len(text) / max(len(ids), 1):.2f}'],
             ["the lesson's", str(len(plain.merges)), f'{len(plain_ids):,}',
              f'{len(text) / max(len(plain_ids), 1):.2f}']]
     print(common.table(rows, right={1, 2, 3}))

@@ -104,7 +104,8 @@ def rule_imports():
 def rule_merge_copies():
     from tokenizer import merge
     for ids in [[2, 1], [5], [], [3, 4, 1], [2, 2, 1, 1]]:
-        expect(f'merge({ids}, (1, 2), 9)', merge(list(ids), (1, 2), 9), ids, 'merge: copy what is not the pair')
+        expect(f'merge({ids}, (1, 2), 9)', merge(list(ids), (1, 2), 9), ids,
+               'merge: copy what is not the pair')
     ids = [1, 2]
     merge(ids, (1, 2), 9)
     expect('merge(ids, (1, 2), 9) left ids as', ids, [1, 2], 'merge: it returns a new list')
@@ -331,7 +332,8 @@ def raised(error, shown_file):
 
 def run_rules(folder, names, shown_file, seed='0'):
     """{name: answer} for the rules, run in one child process in folder."""
-    code = f'import sys; sys.path.insert(1, {str(common.ROOT)!r}); from lab.selfcheck import child; child(*sys.argv[1:])'
+    code = (f'import sys; sys.path.insert(1, {str(common.ROOT)!r}); '
+            'from lab.selfcheck import child; child(*sys.argv[1:])')
     env = dict(os.environ, PYTHONHASHSEED=seed, PYTHONIOENCODING='utf-8', PYTHONDONTWRITEBYTECODE='1')
     try:
         done = subprocess.run([sys.executable, '-c', code, shown_file, *names], cwd=folder, env=env,
@@ -420,7 +422,8 @@ def main():
                                     'look at: BPE.train, a set or a dict used where order matters']
             stuck = any(NOT_CHECKED in (problem or []) for problem in problems)
             problems.append([NOT_CHECKED] if stuck else command_line.result())
-    names = [name for name, _ in RULES] + [f'python3 {shown_file} prints the lesson\'s two lines, saves tokenizer.json']
+    command = f"python3 {shown_file} prints the lesson's two lines, saves tokenizer.json"
+    names = [name for name, _ in RULES] + [command]
     for name, problem in zip(names, problems):
         report(name, problem)
     unchecked = sum(problem == [NOT_CHECKED] for problem in problems)

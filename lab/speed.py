@@ -133,11 +133,13 @@ def report(results, merges, jobs, lesson_merges, theirs_version):
         whole = r['ours'][-1]
         ours.append([name, f"{whole['chars']:,}", f"{whole['merges']:,}", f"{whole['train']:.2f}",
                      f"{whole['encode']:.2f}", f"{whole['parallel']:.2f}" if 'parallel' in whole else '-',
-                     mb(whole['peak']), f"{whole['peak'] * 2**20 / whole['chars']:.0f}" if whole['peak'] else '-'])
+                     mb(whole['peak']),
+                     f"{whole['peak'] * 2**20 / whole['chars']:.0f}" if whole['peak'] else '-'])
         theirs = r.get('theirs')
         if theirs:
             versus.append([name, f"{theirs['train']:.2f}", f"{theirs['encode']:.2f}", mb(theirs['peak']),
-                           f"{whole['train'] / theirs['train']:.2f}", f"{whole['encode'] / theirs['encode']:.2f}",
+                           f"{whole['train'] / theirs['train']:.2f}",
+                           f"{whole['encode'] / theirs['encode']:.2f}",
                            f"{whole['peak'] / theirs['peak']:.2f}" if theirs['peak'] else '-'])
         quarter = r['ours'][0]
         growth.append([name] + [f"{p['train']:.2f}" for p in r['ours']] + [mb(p['peak']) for p in r['ours']]

@@ -21,7 +21,8 @@ WORDS = ['cat', 'Cat', '안녕', '😀']
 
 def main():
     parser = common.parser(__doc__)
-    parser.add_argument('words', nargs='*', metavar='WORD', help='words to look at (default: cat Cat 안녕 😀)')
+    parser.add_argument('words', nargs='*', metavar='WORD',
+                        help='words to look at (default: cat Cat 안녕 😀)')
     common.add_tokenizer(parser, 'a saved tokenizer')
     args = parser.parse_args()
     tok = common.load_tokenizer(args.tokenizer)

@@ -133,7 +133,8 @@ def main():
     if flat is None:
         print('the held-out curve still improves at the largest vocabulary: more merges may pay off')
     else:
-        print(f'the held-out curve stops improving (under {FLAT:.0%} a step) from a vocabulary of {flat:,} on')
+        print(f'the held-out curve stops improving (under {FLAT:.0%} a step) '
+              f'from a vocabulary of {flat:,} on')
 
 
 if __name__ == '__main__':

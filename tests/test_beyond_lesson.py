@@ -202,13 +202,14 @@ class SaveTest(unittest.TestCase):
     def test_a_writer_killed_at_any_moment_leaves_the_old_or_the_new_file(self):
         code = ('from pathlib import Path; from tokenizer import save\n'
                 'while True:\n    for mark in "AB": save(mark * 500000, Path("tokenizer.json"))')
-        kill_while_writing(self, code, [], self.root, self.path, {'{"old": true}\n', 'A' * 500000, 'B' * 500000},
-                           rounds=5, seed=4)
+        wholes = {'{"old": true}\n', 'A' * 500000, 'B' * 500000}
+        kill_while_writing(self, code, [], self.root, self.path, wholes, rounds=5, seed=4)
 
     def test_ctrl_c_on_the_command_line_is_one_line(self):
         root = copy_project(self)
         rng = random.Random(0)  # random text keeps the lesson's trainer busy for minutes
-        (root / 'data' / 'train.txt').write_text(''.join(rng.choice('abcdefghijklmnop ') for _ in range(200_000)))
+        text = ''.join(rng.choice('abcdefghijklmnop ') for _ in range(200_000))
+        (root / 'data' / 'train.txt').write_text(text)
         (root / 'settings.json').write_text('{"merges": 100000}')
         (root / 'data' / 'tokenizer.json').write_text('{"old": true}\n')
         process = subprocess.Popen([sys.executable, 'tokenizer.py'], cwd=root, text=True,
@@ -228,7 +229,8 @@ class LibraryRefusesWhatItCannotHandleTest(unittest.TestCase):
 
     def test_decode_refuses_ids_outside_the_vocabulary_and_non_integers(self):
         for bad in [-1, 40, 1.0, '3', None, True, [1]]:
-            with self.subTest(bad=bad), self.assertRaisesRegex(ValueError, 'not in this vocabulary of 40 tokens'):
+            with self.subTest(bad=bad), \
+                    self.assertRaisesRegex(ValueError, 'not in this vocabulary of 40 tokens'):
                 self.tok.decode([1, bad])
 
     def test_decode_takes_any_iterable_and_any_integer_type(self):
@@ -253,7 +255,8 @@ class FromAnotherFolderTest(unittest.TestCase):
     def test_tokenizer_py_finds_its_files_from_another_folder(self):
         root = copy_project(self)
         done = run(root, str(root / 'tokenizer.py'), cwd=root.parent)
-        self.assertEqual((done.returncode, done.stdout), (0, 'vocab: 40 merges: 12\nroundtrip: OK [29, 13, 14, 1, 30]\n'))
+        self.assertEqual((done.returncode, done.stdout),
+                         (0, 'vocab: 40 merges: 12\nroundtrip: OK [29, 13, 14, 1, 30]\n'))
 
     def test_installed_without_settings_beside_it_it_uses_the_current_folder(self):
         # as pip installs it: tokenizer.py alone in site-packages, the project in the current folder
@@ -277,7 +280,8 @@ class LessonLabsExtrasTest(unittest.TestCase):
         for name in ['bpe_trace', 'unknown', 'token_count']:
             with self.subTest(name):
                 done = run(root, f'lab/{name}.py')
-                self.assertEqual(done.stderr, f'run this lab from the project folder as: python3 -m lab.{name}\n')
+                hint = f'run this lab from the project folder as: python3 -m lab.{name}\n'
+                self.assertEqual(done.stderr, hint)
 
     def test_unknown_says_to_train_first_when_no_tokenizer_is_saved(self):
         done = run(copy_project(self), '-m', 'lab.unknown')

@@ -74,7 +74,8 @@ class LessonFilesInPlaceTest(unittest.TestCase):
         self.assertIn('OK', done.stderr.splitlines()[-1])
 
     def test_the_lesson_labs_typed_as_the_lesson_shows_print_the_same(self):
-        ours = {name: run(self.root, '-m', f'lab.{name}').stdout for name in ['bpe_trace', 'unknown', 'token_count']}
+        ours = {name: run(self.root, '-m', f'lab.{name}').stdout
+                for name in ['bpe_trace', 'unknown', 'token_count']}
         root = copy_project(self, parts=['settings.json', 'data/train.txt', 'lab'])
         use_lesson_files(root, labs=True)
         run(root, 'tokenizer.py')

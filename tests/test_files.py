@@ -94,8 +94,8 @@ class SaveTest(unittest.TestCase):
     def test_a_writer_killed_at_any_moment_leaves_the_old_or_the_new_file(self):
         code = ('import sys; from lab import common\n'
                 'while True:\n    for mark in "AB": common.save(mark * 400000, sys.argv[1])')
-        kill_while_writing(self, code, [str(self.path)], common.ROOT, self.path, {'old\n', 'A' * 400000, 'B' * 400000},
-                           rounds=4, seed=9)
+        wholes = {'old\n', 'A' * 400000, 'B' * 400000}
+        kill_while_writing(self, code, [str(self.path)], common.ROOT, self.path, wholes, rounds=4, seed=9)
 
 
 class CheckOutTest(unittest.TestCase):
@@ -111,8 +111,8 @@ class CheckOutTest(unittest.TestCase):
             common.check_out(path, 'tokenizer.json', common.json_with('vocab', 'merges'), inputs, force)
 
     def test_a_tokenizer_json_may_be_replaced(self):
-        self.assertEqual(common.check_out(self.tokenizer, 'tokenizer.json', common.json_with('vocab', 'merges')),
-                         self.tokenizer)
+        checked = common.check_out(self.tokenizer, 'tokenizer.json', common.json_with('vocab', 'merges'))
+        self.assertEqual(checked, self.tokenizer)
 
     def test_a_folder_is_refused(self):
         for path in [self.root, Path(''), Path('.'), Path('/')]:
@@ -186,8 +186,10 @@ class PrepareMetaTest(unittest.TestCase):
     def test_meta_json_describes_the_bins(self):
         data = self.root / 'data'
         meta = json.loads((data / 'meta.json').read_text())
-        self.assertEqual(meta['tokenizer_sha256'], common.fingerprint(common.load_tokenizer(data / 'tokenizer.json')))
-        self.assertEqual(prepare.read_bin(data, 'val.bin'), prepare.from_bytes((data / 'val.bin').read_bytes(), 'H'))
+        tok = common.load_tokenizer(data / 'tokenizer.json')
+        self.assertEqual(meta['tokenizer_sha256'], common.fingerprint(tok))
+        val = prepare.from_bytes((data / 'val.bin').read_bytes(), 'H')
+        self.assertEqual(prepare.read_bin(data, 'val.bin'), val)
 
     def test_a_bin_that_does_not_match_meta_json_is_refused(self):
         data = self.root / 'data'

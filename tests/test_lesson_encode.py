@@ -77,8 +77,9 @@ class StateTest(unittest.TestCase):
             self.assertEqual(again.encode(text), tok.encode(text))
 
     def test_same_result_in_a_fresh_interpreter_with_another_hash_seed(self):
-        code = ('import json; from tokenizer import BPE; t = BPE.train(open("data/train.txt", encoding="utf-8")'
-                '.read() + "xyzzy plugh 42", 40); print(json.dumps(t.state()))')
+        code = ('import json; from tokenizer import BPE; '
+                't = BPE.train(open("data/train.txt", encoding="utf-8").read() + "xyzzy plugh 42", 40); '
+                'print(json.dumps(t.state()))')
         outputs, root = set(), copy_project(self)
         for seed in ['0', '1', '12345']:
             done = run(root, '-c', code, env={'PYTHONHASHSEED': seed})

@@ -43,8 +43,8 @@ class SourceDistributionTest(unittest.TestCase):
                 else:
                     tar.extractall(Path(tmp) / 'unpacked')
             unpacked = next((Path(tmp) / 'unpacked').iterdir())
-            done = subprocess.run([sys.executable, '-m', 'unittest'], cwd=unpacked, capture_output=True, text=True,
-                                  env=dict(os.environ, XSLM_INSIDE_SDIST='1'), timeout=600)
+            done = subprocess.run([sys.executable, '-m', 'unittest'], cwd=unpacked, capture_output=True,
+                                  text=True, env=dict(os.environ, XSLM_INSIDE_SDIST='1'), timeout=600)
             self.assertEqual(done.returncode, 0, done.stderr[-3000:])
             ran = int(done.stderr.split('\nRan ')[1].split()[0])
             self.assertGreater(ran, 150)  # the whole suite, not 'Ran 0 tests ... OK'

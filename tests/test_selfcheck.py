@@ -14,7 +14,8 @@ MISTAKES = [
     ('    while i < len(ids):', '    while i < len(ids) - 1:', 'merge copies the ids'),
     ('tuple(ids[i:i + 2]) == tuple(pair)', 'tuple(ids[i:i + 2]) == pair', 'merge takes the pair as a list'),
     ("sorted(set(text) - {'\\ufffd'})", "list(set(text) - {'\\ufffd'})", 'the base vocabulary'),
-    ("['\\ufffd'] + sorted(set(text) - {'\\ufffd'})", "['\\ufffd'] + sorted(set(text))", 'not added to the vocabulary twice'),
+    ("['\\ufffd'] + sorted(set(text) - {'\\ufffd'})", "['\\ufffd'] + sorted(set(text))",
+     'not added to the vocabulary twice'),
     ('for _ in range(count):', 'for _ in range(count - 1):', 'makes count merges'),
     ('pairs.most_common(1)[0]', 'max(pairs.items())', 'the most frequent pair'),
     ('pairs.most_common(1)[0]', 'sorted(pairs.items(), key=lambda kv: kv[1])[-1]', 'on a tie'),
@@ -45,7 +46,9 @@ def first_failing_rule(text):
         broken = [name for name, check in selfcheck.RULES if 'lines' in answers[check.__name__]]
         if broken:
             return broken[0]
-        return 'python3 tokenizer.py prints the lesson\'s two lines' if selfcheck.check_command_line(folder, 'typed.py') else None
+        if selfcheck.check_command_line(folder, 'typed.py'):
+            return "python3 tokenizer.py prints the lesson's two lines"
+        return None
 
 
 class SelfcheckTest(unittest.TestCase):
@@ -64,7 +67,8 @@ class SelfcheckTest(unittest.TestCase):
 
     def test_each_mistake_is_caught_and_its_rule_is_the_first_fail(self):
         with concurrent.futures.ThreadPoolExecutor(2) as pool:  # each is one short process
-            results = list(pool.map(first_failing_rule, [LESSON.replace(old, new, 1) for old, new, _ in MISTAKES]))
+            typed = [LESSON.replace(old, new, 1) for old, new, _ in MISTAKES]
+            results = list(pool.map(first_failing_rule, typed))
         for (old, new, rule), first in zip(MISTAKES, results):
             with self.subTest(new):
                 self.assertIn(old, LESSON)

@@ -121,7 +121,8 @@ class EveryLabTest(unittest.TestCase):
         for name, done in for_every_lab(closed_stdout).items():
             with self.subTest(name):
                 self.assertEqual(done.returncode, 1)
-                self.assertEqual(done.stderr, f'lab.{name}: standard output is closed; run it again without >&-\n')
+                said = f'lab.{name}: standard output is closed; run it again without >&-\n'
+                self.assertEqual(done.stderr, said)
 
     def test_ctrl_c_is_one_line_and_exit_130(self):
         # the lab's first print says it is running, then waits: the interrupt comes inside main
@@ -133,7 +134,8 @@ class EveryLabTest(unittest.TestCase):
 
         def interrupted(name):
             process = subprocess.Popen([sys.executable, '-c', code, f'lab.{name}', *SLOW.get(name, [])],
-                                       cwd=self.root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                                       cwd=self.root, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                       text=True)
             started = process.stderr.readline()
             process.send_signal(signal.SIGINT)
             out, err = process.communicate(timeout=30)
@@ -169,7 +171,8 @@ class TerminalTest(unittest.TestCase):
         (root / 'big.txt').write_text(''.join(rng.choice('abcdefghij \n') for _ in range(300_000)))
         leader, follower = os.openpty()  # stderr is a terminal, so the progress line is drawn
         process = subprocess.Popen([sys.executable, '-m', 'lab.fast_bpe', 'big.txt', '--merges', '100000',
-                                    '--out', 'big.json'], cwd=root, stdout=subprocess.DEVNULL, stderr=follower)
+                                    '--out', 'big.json'],
+                                   cwd=root, stdout=subprocess.DEVNULL, stderr=follower)
         os.close(follower)
         seen = b''
         while b'merges ' not in seen:
