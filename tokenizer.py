@@ -69,8 +69,8 @@ class BPE:
         return {'vocab': self.vocab, 'merges': self.merges}
 
 
-HERE = Path(__file__).resolve().parent  # python3 tokenizer.py uses the files beside it,
-HERE = HERE if (HERE / 'settings.json').exists() else Path.cwd()  # or, pip installed, yours
+HERE = Path(__file__).resolve().parent  # settings.json and data/ beside this file, from any folder;
+HERE = HERE if (HERE / 'settings.json').exists() else Path.cwd()  # pip-installed: the folder you are in
 
 
 def read_text(path, fix, limit=-1):
@@ -106,7 +106,7 @@ def read_merge_count(path):
     return count
 
 
-def save(text, path):  # check: a file of this process's own, on disk, renamed: never half a file
+def save(text, path):  # check: write a temporary file to disk, then rename it: never half a file
     tmp = path.with_name(f'.{path.name}.{os.getpid()}.tmp')
     try:
         with open(tmp, 'w', encoding='utf-8') as f:
