@@ -49,9 +49,11 @@ import json
 import multiprocessing
 import sys
 import time
+from bisect import bisect_left
 from collections import Counter
 from heapq import heapify, heappop, heappush
-from operator import add
+from itertools import islice, repeat
+from operator import add, itemgetter
 from pathlib import Path
 
 if not __package__:  # run as python3 lab/fast_bpe.py: then tokenizer cannot be imported
@@ -61,11 +63,14 @@ from lab import common
 from tokenizer import BPE
 
 UNKNOWN = '\ufffd'  # id 0, as in BPE.train
-# Characters in a chunk, about. The first merges are of pairs found all over the text:
-# few large chunks mean few visits. Later pairs are rare: small chunks mean little to
-# rewrite. So training starts with large chunks and cuts them small when the best
-# pair occurs fewer than SMALL_FROM times.
-LARGE, SMALL, SMALL_FROM = 65536, 4096, 1000
+# The first merges are of pairs found all over the text: a few large units (lines joined,
+# about LARGE characters each) mean little bookkeeping. Later pairs are rare: then each
+# line is a unit of its own, so that a merge rewrites only the lines that hold the pair.
+# The switch comes when the best pair occurs less than once in LINES_EVERY characters
+# (2,000: measured with lab.speed on the two shared corpora and the stdlib one).
+LARGE, LINES_EVERY = 65536, 2000
+last_char = itemgetter(slice(-1, None))  # piece[-1:], done in C by map()
+first_char = itemgetter(slice(0, 1))
 
 
 def fresh_characters(used):
@@ -82,182 +87,194 @@ def text_lines(text):
             if len(line) >= 2]
 
 
-def chunks_of(lines, size):
-    """Lines grouped by weight into chunks of about size characters: (chunks as strings,
-    weight of each, line numbers in each). A chunk holds its lines in order, and chunks are
-    numbered in the order of their first lines."""
-    groups, weights, numbers, sizes = [], [], [], []
-    filling = {}  # weight -> the chunk being filled
+def units_of(lines, size):
+    """Lines joined into units of about size characters (size 0: a line each), never mixing
+    weights. Returns the units, the line numbers in each, and for each unit the run of
+    units that share its weight: (first unit, unit after the last, weight). Units are
+    numbered by weight, then by line: one weight is one stretch of unit numbers."""
+    by_weight = {}
     for number, line, weight in lines:
-        k = filling.get(weight)
-        if k is None or sizes[k] > size:
-            k = filling[weight] = len(groups)
-            groups.append([])
-            weights.append(weight)
-            numbers.append([])
-            sizes.append(0)
-        groups[k].append(line)
-        numbers[k].append(number)
-        sizes[k] += len(line) + 1
-    return ['\n'.join(group) for group in groups], weights, numbers
+        by_weight.setdefault(weight, []).append((number, line))
+    units, numbers, run_of = [], [], []
+    for weight in sorted(by_weight):
+        start, group, filled = len(units), [], 0
+        for number, line in by_weight[weight]:
+            group.append((number, line))
+            filled += len(line) + 1
+            if filled > size:
+                numbers.append([number for number, _ in group])
+                units.append('\n'.join(line for _, line in group))
+                group, filled = [], 0
+        if group:
+            numbers.append([number for number, _ in group])
+            units.append('\n'.join(line for _, line in group))
+        run_of += [(start, len(units), weight)] * (len(units) - start)
+    return units, numbers, run_of
 
 
-def lines_now(chunks, weights, numbers):
-    """The lines as the merges so far have made them, in order: for cutting chunks anew."""
-    lines = [(number, line, weights[k]) for k, chunk in enumerate(chunks)
-             for number, line in zip(numbers[k], chunk.split('\n'))]
-    return sorted(lines)
+def lines_now(units, numbers, run_of):
+    """The lines as the merges so far have made them: to cut the units anew."""
+    return sorted((number, line, run_of[k][2]) for k, unit in enumerate(units)
+                  for number, line in zip(numbers[k], unit.split('\n')))
 
 
-def where_pairs_are(chunks, counts):
-    """{pair: the chunks that hold it}, for the pairs counted."""
+def weight_runs(ks, run_of):
+    """Cut a sorted list of unit numbers where the weight changes: (from, to, weight)."""
+    i = 0
+    while i < len(ks):
+        _, end, weight = run_of[ks[i]]
+        j = bisect_left(ks, end, i)
+        yield i, j, weight
+        i = j
+
+
+def count_pairs(units, run_of):
+    """{pair: weighted count} and {pair: the units that hold it}, for pairs that occur twice or more."""
+    counts, where = {}, {}
+    for k, unit in enumerate(units):
+        weight = run_of[k][2]
+        for pair, n in Counter(map(add, unit, unit[1:])).items():
+            if pair in counts:
+                counts[pair] += n * weight
+                where[pair].append(k)
+            else:
+                counts[pair], where[pair] = n * weight, [k]
+    for pair in [pair for pair, n in counts.items() if n < 2 or '\n' in pair]:  # '\n' never merges
+        del counts[pair], where[pair]
+    return counts, where
+
+
+def where_pairs_are(units, counts):
+    """{pair: the units that hold it}, for the pairs counted."""
     where = {pair: [] for pair in counts}
-    for k, chunk in enumerate(chunks):
-        for pair in set(map(add, chunk, chunk[1:])):
+    for k, unit in enumerate(units):
+        for pair in set(map(add, unit, unit[1:])):
             if pair in where:
                 where[pair].append(k)
     return where
 
 
-def count_pairs(chunks, weights):
-    """{pair: weighted count} and {pair: chunks that hold it}, for pairs that occur twice or more."""
-    counts, where = {}, {}
-    for k, chunk in enumerate(chunks):
-        w = weights[k]
-        for pair, n in Counter(map(add, chunk, chunk[1:])).items():
-            if '\n' in pair:
-                continue  # '\n' never merges
-            if pair in counts:
-                counts[pair] += n * w
-                where[pair].append(k)
-            else:
-                counts[pair], where[pair] = n * w, [k]
-    for pair in [pair for pair, n in counts.items() if n < 2]:
-        del counts[pair], where[pair]
-    return counts, where
-
-
-def merge_everywhere(pair, new, chunks, weights, where):
-    """Merge pair into the character new in every chunk that holds it. Return how the
-    counts of the pairs beside it change (lost, made) and, for each pair made twice or
-    more, the chunks that hold it."""
-    a, b = pair
-    befores, afters, starts = {}, {}, Counter()  # by weight: the characters beside each occurrence
-    visited = []  # (chunk, characters before, characters after)
-    for k in where.pop(pair):
-        pieces = chunks[k].split(pair)
-        if len(pieces) == 1:
-            continue  # it was here once, but not any more
-        chunks[k] = new.join(pieces)
-        before = [piece[-1:] for piece in pieces[:-1]]  # '' where it follows the start or itself
-        after = [piece[:1] for piece in pieces[1:]]  # '' where the chunk ends or itself follows
-        visited.append((k, before, after))
-        w = weights[k]
-        befores.setdefault(w, []).extend(before)
-        afters.setdefault(w, []).extend(after)
-        starts[w] += pieces[0] == ''
-    lost, made = Counter(), Counter()
-    for w in befores:  # all chunks of one weight at once: the counting is done in C
-        before, after = Counter(befores[w]), Counter(afters[w])
-        touching = before.pop('', 0) - starts[w]  # an occurrence right after another: b a
-        after.pop('', None)
-        before.pop('\n', None)
-        after.pop('\n', None)
-        if touching:
-            lost[b + a] += touching * w
-            made[new + new] += touching * w
-        for x, n in before.items():
-            lost[x + a] += n * w
-            made[x + new] += n * w
-        for y, n in after.items():
-            lost[b + y] += n * w
-            made[new + y] += n * w
-    kept = {fresh for fresh, n in made.items() if n >= 2}  # a pair seen once can never win
-    made_in = {fresh: [] for fresh in kept}
-    for k, before, after in visited:
-        for fresh in ({(x or new) + new for x in before} | {new + y for y in after}) & kept:
-            made_in[fresh].append(k)
-    return lost, made, made_in
+def weighted_sum(counters):
+    """One Counter from [(Counter, weight), ...]: the counts times their weights, added up."""
+    if len(counters) == 1 and counters[0][1] == 1:
+        return counters[0][0]  # the usual case: every unit it touched has weight 1
+    total = Counter()
+    for counter, weight in counters:
+        for key, n in counter.items():
+            total[key] += n * weight
+    return total
 
 
 def train(text, count, progress=None):
     """BPE.train(text, count), fast. progress(done, count) is called after each merge."""
     vocab = [UNKNOWN] + sorted(set(text) - {UNKNOWN})
     id_of = {ch: i for i, ch in enumerate(vocab)}
+    width = dict.fromkeys(vocab, 1)  # characters of text in each token
     fresh = fresh_characters(set(text) | {'\n', UNKNOWN})
-    chunks, weights, numbers = chunks_of(text_lines(text), LARGE)
-    first_line = [lines[0] for lines in numbers]  # chunks are numbered in this order too
-    counts, where = count_pairs(chunks, weights)
-    large = True
-    heap = [(-n, first_line[where[pair][0]], pair) for pair, n in counts.items()]
+    spacer = next(fresh)  # joins the units of one weight for a merge: no pair holds it
+    units, numbers, run_of = units_of(text_lines(text), LARGE)
+    first_line = [lines[0] for lines in numbers]
+    counts, where = count_pairs(units, run_of)  # where: units that may hold the pair; all that do
+    lines_from = len(text) // LINES_EVERY
+    heap = [(-n, (min(map(first_line.__getitem__, where[pair])), 0), pair) for pair, n in counts.items()]
     heapify(heap)
 
     def first_occurrence(pair):
-        """(line number, position in the line) where pair occurs first, now."""
-        best = None
-        for k in where[pair]:
-            if best is not None and first_line[k] > best[0]:
-                break  # this chunk and all later ones start after it
-            chunk = chunks[k]
-            at = chunk.find(pair)
-            if at >= 0:
-                key = (numbers[k][chunk.count('\n', 0, at)], at - chunk.rfind('\n', 0, at) - 1)
-                best = key if best is None else min(best, key)
-        return best
+        """(line number, characters of the line before it) where pair occurs first, now."""
+        ks = where[pair] = [k for k in where[pair] if pair in units[k]]  # gone from a unit, gone for good
+        first = None
+        for i, _, _ in weight_runs(ks, run_of):  # units of one weight are in line order
+            unit = units[ks[i]]
+            at = unit.find(pair)
+            start = unit.rfind('\n', 0, at) + 1
+            key = (numbers[ks[i]][unit.count('\n', 0, start)], sum(map(width.__getitem__, unit[start:at])))
+            first = key if first is None else min(first, key)
+        return first
+
+    def top():
+        """The first heap entry whose count is up to date, left on the heap; None if none is."""
+        while heap:
+            n, bound, pair = heap[0]
+            if counts.get(pair) == -n:
+                return heap[0]
+            heappop(heap)  # merged already, or its count fell: put it right
+            if pair in counts:
+                heappush(heap, (-counts[pair], bound, pair))
+        return None
 
     def choose():
         """The most frequent pair; on a tie, the one whose first occurrence comes first."""
-        best, best_key, looked_at = None, None, []
-        while heap:
-            n, bound, pair = heap[0]
-            if counts.get(pair) != -n:  # merged already, or its count fell: put it right
-                heappop(heap)
-                if pair in counts:
-                    heappush(heap, (-counts[pair], bound, pair))
-                continue
-            if best is not None and (-n < counts[best] or bound > best_key[0]):
-                break  # nothing left in the heap can beat best
-            heappop(heap)
-            key = first_occurrence(pair)
-            if best is None or key < best_key:
-                if best is not None:
-                    looked_at.append((-counts[best], best_key[0], best))
-                best, best_key = pair, key
-            else:
-                looked_at.append((n, key[0], pair))
-        for entry in looked_at:  # back in, with a closer bound: a first occurrence only moves on
-            heappush(heap, entry)
-        return best
+        while top():
+            n, bound, pair = heappop(heap)
+            rival = top()
+            if rival is None or rival[0] > n:
+                return pair  # no other pair has its count
+            first = first_occurrence(pair)
+            if first == bound or first < rival[1]:
+                return pair  # every other bound is no earlier, and no two pairs start at one place
+            heappush(heap, (n, first, pair))  # its bound was too early: back in its place
+
+    def merge_everywhere(pair, new):
+        """Merge pair into the character new in every unit that holds it. Returns the
+        weighted counts of the characters before and after the occurrences, how often one
+        occurrence directly follows another, and the units that now hold new."""
+        ks = [k for k in where.pop(pair) if pair in units[k]]
+        befores, afters, touching = [], [], 0
+        for i, j, weight in weight_runs(ks, run_of):  # one split and one join for all units of a weight
+            pieces = spacer.join([units[k] for k in ks[i:j]]).split(pair)
+            for k, unit in zip(ks[i:j], new.join(pieces).split(spacer)):
+                units[k] = unit
+            before = Counter(map(last_char, islice(pieces, len(pieces) - 1)))  # '' after another one
+            touching += (before.pop('', 0) - (pieces[0] == '')) * weight
+            befores.append((before, weight))
+            afters.append((Counter(map(first_char, islice(pieces, 1, None))), weight))
+        before, after = weighted_sum(befores), weighted_sum(afters)
+        for edge in ('\n', spacer, ''):  # line ends, unit ends: no pair there
+            before.pop(edge, None)
+            after.pop(edge, None)
+        return before, after, touching, ks
+
+    def forget(lost):
+        """Take (pair, occurrences) off the counts; a pair left with fewer than 2 goes."""
+        for old, n in lost:
+            left = counts.get(old, 0) - n
+            if left >= 2:
+                counts[old] = left
+            elif old in counts:
+                del counts[old], where[old]
 
     merges = []
     while len(merges) < count:
         pair = choose()
         if pair is None:
             break  # no pair is left that occurs twice
-        n_best = counts[pair]
+        n_best = counts.pop(pair)
         new, new_id = next(fresh), len(vocab)
-        a, b = id_of[pair[0]], id_of[pair[1]]
-        id_of[new] = new_id
-        vocab.append(vocab[a] + vocab[b])
-        merges.append([[a, b], new_id])
-        lost, made, made_in = merge_everywhere(pair, new, chunks, weights, where)
-        del counts[pair]
-        for old, n in lost.items():
-            if old in counts:
-                if counts[old] - n >= 2:
-                    counts[old] -= n
-                else:
-                    del counts[old], where[old]
-        for fresh_pair, n in made.items():
-            if n >= 2:
-                counts[fresh_pair], where[fresh_pair] = n, made_in[fresh_pair]
-                heappush(heap, (-n, first_line[made_in[fresh_pair][0]], fresh_pair))
-        if large and n_best < SMALL_FROM:  # from here on pairs are rare: cut the chunks small
-            chunks, weights, numbers = chunks_of(lines_now(chunks, weights, numbers), SMALL)
+        a, b = pair
+        id_of[new], width[new] = new_id, width[a] + width[b]
+        vocab.append(vocab[id_of[a]] + vocab[id_of[b]])
+        merges.append([[id_of[a], id_of[b]], new_id])
+        before, after, touching, holders = merge_everywhere(pair, new)
+        # x a b y became x new y: (x, a) and (b, y) lost, (x, new) and (new, y) made
+        forget(zip(map(add, before, repeat(a)), before.values()))
+        forget(zip(map(add, repeat(b), after), after.values()))
+        forget([(b + a, touching)])  # a b a b became new new: (b, a) lost, (new, new) made
+        made = {x + new: n for x, n in before.items() if n >= 2}  # a pair seen once can never win
+        made.update({new + y: n for y, n in after.items() if n >= 2})
+        if touching >= 2:
+            made[new + new] = touching
+        if made:
+            counts.update(made)
+            where.update(dict.fromkeys(made, holders))  # shared: lists are replaced, never changed
+            bound = (min(map(first_line.__getitem__, holders)), 0)
+            for fresh_pair, n in made.items():
+                heappush(heap, (-n, bound, fresh_pair))
+        if n_best < lines_from:  # from here on pairs are rare: a line to a unit
+            units, numbers, run_of = units_of(lines_now(units, numbers, run_of), 0)
             first_line[:] = [lines[0] for lines in numbers]
             where.clear()
-            where.update(where_pairs_are(chunks, counts))
-            large = False
+            where.update(where_pairs_are(units, counts))
+            lines_from = 0
         if progress:
             progress(len(merges), count)
     return BPE(vocab, merges)

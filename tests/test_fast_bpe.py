@@ -29,11 +29,11 @@ class SameResultTest(unittest.TestCase):
             probe = ''.join(rng.choice(text + 'Z\n') for _ in range(60))
             self.assert_same(text, rng.choice([1, 2, 5, 20, 1000]), [probe])
 
-    def test_many_small_chunks_and_cutting_them_anew(self):
-        # tiny chunks: ties across chunks, lines of one weight in several chunks, and the
-        # switch from large to small chunks after the first merges
+    def test_many_small_units_and_the_switch_to_a_line_each(self):
+        # tiny units: ties across units, lines of one weight in several units, and the
+        # switch to one line a unit after the first merges
         rng = random.Random(12)
-        with mock.patch.multiple(fast_bpe, LARGE=24, SMALL=6, SMALL_FROM=4):
+        with mock.patch.multiple(fast_bpe, LARGE=24, LINES_EVERY=8):
             for text in fuzz_texts(150, seed=12):
                 self.assert_same(text, rng.choice([1, 3, 10, 100]))
             self.assert_same(TEXT * 3, 60)
