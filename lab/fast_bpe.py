@@ -14,27 +14,31 @@ What this file does instead
        and merging it in a stretch of text is new.join(text.split(pair)): str.split
        scans left to right and never overlaps, which is exactly the lesson's merge(),
        done in C.
-    2. Lines, in chunks. '\\n' never merges, so lines never share a pair. Each distinct
-       line is kept once; lines that occur equally often are joined with '\\n' into
-       chunks, and a chunk counts with that weight. The first merges touch the whole
-       text, so the chunks start large (few to visit); once pairs are rare they are cut
-       small (little to rewrite).
-    3. Counts, and where to look. Each pair has its weighted count and the chunks it may
-       occur in. A merge rewrites only those chunks, and only the pairs beside each
-       occurrence change: the last character of each piece before it and the first
-       after it. Counting those is C work too (Counter of a list).
-    4. A pair that occurs once can never win: counts never grow once a pair exists
+    2. Distinct lines, with weights. '\\n' never merges, so lines never share a pair. Each
+       distinct line is kept once and counts as often as it occurs (its weight).
+    3. Units. The first merges are of pairs found all over the text: lines of one weight
+       are joined into large units (about 64 KB), so a merge is a few big splits. Once
+       the best pair is rare, each line becomes a unit of its own, and a merge rewrites
+       only the lines that hold the pair: all of one weight joined, split once, cut apart.
+    4. Counts, and where to look. Each pair has its weighted count and a list of units
+       that may hold it (all that do, perhaps a few more: a pair made by a merge is
+       listed in every unit that merge touched). A merge changes only the pairs beside
+       each occurrence: the last character of each piece before it and the first after
+       it, counted in C (Counter over map()).
+    5. A pair that occurs once can never win: counts never grow once a pair exists
        (only pairs that hold the new token are new). Such pairs are not kept at all.
-    5. A priority queue (heapq) of (-count, a line no later than the pair's first
+    6. A priority queue (heapq) of (-count, a place no later than the pair's first
        occurrence, pair). An entry may promise more than its pair now has; it is put
        right when it reaches the top.
 
 Why the results are identical
     - Counts include overlapping occurrences ('aaa' holds (a, a) twice), as the lesson's.
-    - On a tie the exact first occurrence decides, as in the lesson: lines are numbered in
-      order of first appearance, a chunk holds its lines in that order, and str.find
-      gives the first occurrence in a chunk; the line number and the position in the
-      line are compared. It is worked out only when counts tie at the top.
+    - On a tie the first occurrence decides, as in the lesson. A place in the text is the
+      line (numbered in order of first appearance) and the characters of text before it
+      in the line: merges never move it, so a place once found stays a true lower bound
+      for the pair. Units of one weight hold their lines in order, so str.find in the
+      first unit that holds the pair finds its first occurrence in that weight. This is
+      worked out only when two pairs tie at the top of the queue.
     - It stops when the best pair occurs fewer than 2 times, or no pair is left.
 
 Encoding: a merge can only use tokens made before it, so replaying the merges in order
@@ -52,7 +56,7 @@ import time
 from bisect import bisect_left
 from collections import Counter
 from heapq import heapify, heappop, heappush
-from itertools import islice, repeat
+from itertools import chain, groupby, islice, repeat
 from operator import add, itemgetter
 from pathlib import Path
 
@@ -63,11 +67,11 @@ from lab import common
 from tokenizer import BPE
 
 UNKNOWN = '\ufffd'  # id 0, as in BPE.train
-# The first merges are of pairs found all over the text: a few large units (lines joined,
-# about LARGE characters each) mean little bookkeeping. Later pairs are rare: then each
-# line is a unit of its own, so that a merge rewrites only the lines that hold the pair.
-# The switch comes when the best pair occurs less than once in LINES_EVERY characters
-# (2,000: measured with lab.speed on the two shared corpora and the stdlib one).
+# Units start at about LARGE characters; each line becomes a unit of its own once the best
+# pair occurs less than once in LINES_EVERY characters. Listing the pairs of every line
+# anew costs seconds on a large text, so it is done once. Switches from once in 360 to
+# once in 12,000 characters were measured on the shared corpora and the stdlib one:
+# about 2,000 was fastest on all three.
 LARGE, LINES_EVERY = 65536, 2000
 last_char = itemgetter(slice(-1, None))  # piece[-1:], done in C by map()
 first_char = itemgetter(slice(0, 1))
@@ -88,28 +92,23 @@ def text_lines(text):
 
 
 def units_of(lines, size):
-    """Lines joined into units of about size characters (size 0: a line each), never mixing
-    weights. Returns the units, the line numbers in each, and for each unit the run of
-    units that share its weight: (first unit, unit after the last, weight). Units are
-    numbered by weight, then by line: one weight is one stretch of unit numbers."""
-    by_weight = {}
-    for number, line, weight in lines:
-        by_weight.setdefault(weight, []).append((number, line))
+    """Lines joined with '\\n' into units of about size characters (0: a line each), never
+    mixing weights. Returns the units, the line numbers in each, and for each unit the run
+    of units that share its weight: (first unit, unit after the last, weight). Units are
+    numbered by weight, then by line, so that one weight is one stretch of numbers."""
     units, numbers, run_of = [], [], []
-    for weight in sorted(by_weight):
-        start, group, filled = len(units), [], 0
-        for number, line in by_weight[weight]:
-            group.append((number, line))
+    for weight, same in groupby(sorted(lines, key=itemgetter(2)), key=itemgetter(2)):
+        start = len(units)
+        for number, line, _ in same:
+            if len(units) == start or filled > size:  # a new unit
+                units.append([])
+                numbers.append([])
+                filled = 0
+            units[-1].append(line)
+            numbers[-1].append(number)
             filled += len(line) + 1
-            if filled > size:
-                numbers.append([number for number, _ in group])
-                units.append('\n'.join(line for _, line in group))
-                group, filled = [], 0
-        if group:
-            numbers.append([number for number, _ in group])
-            units.append('\n'.join(line for _, line in group))
         run_of += [(start, len(units), weight)] * (len(units) - start)
-    return units, numbers, run_of
+    return ['\n'.join(unit) for unit in units], numbers, run_of
 
 
 def lines_now(units, numbers, run_of):
@@ -172,23 +171,33 @@ def train(text, count, progress=None):
     width = dict.fromkeys(vocab, 1)  # characters of text in each token
     fresh = fresh_characters(set(text) | {'\n', UNKNOWN})
     spacer = next(fresh)  # joins the units of one weight for a merge: no pair holds it
-    units, numbers, run_of = units_of(text_lines(text), LARGE)
-    first_line = [lines[0] for lines in numbers]
+    lines = text_lines(text)
+    units, numbers, run_of = units_of(lines, LARGE)
+    first_line = [unit_lines[0] for unit_lines in numbers]
+    # a place in the text as one number, line * stride + characters before it in the line,
+    # for a heap that compares numbers rather than tuples
+    stride = 1 + max((len(line) for _, line, _ in lines), default=0)
     counts, where = count_pairs(units, run_of)  # where: units that may hold the pair; all that do
     lines_from = len(text) // LINES_EVERY
-    heap = [(-n, (min(map(first_line.__getitem__, where[pair])), 0), pair) for pair, n in counts.items()]
+    heap = [(-n, min(map(first_line.__getitem__, where[pair])) * stride, pair) for pair, n in counts.items()]
     heapify(heap)
 
     def first_occurrence(pair):
-        """(line number, characters of the line before it) where pair occurs first, now."""
-        ks = where[pair] = [k for k in where[pair] if pair in units[k]]  # gone from a unit, gone for good
-        first = None
-        for i, _, _ in weight_runs(ks, run_of):  # units of one weight are in line order
-            unit = units[ks[i]]
-            at = unit.find(pair)
-            start = unit.rfind('\n', 0, at) + 1
-            key = (numbers[ks[i]][unit.count('\n', 0, start)], sum(map(width.__getitem__, unit[start:at])))
-            first = key if first is None else min(first, key)
+        """Where pair occurs first now: line number * stride + characters of the line before it."""
+        ks, first, gone = where[pair], None, 0
+        for i, j, _ in weight_runs(ks, run_of):  # units of one weight are in line order
+            m = next((m for m in range(i, j) if pair in units[ks[m]]), j)
+            if i == 0:
+                gone = m  # units before the first that holds it: gone from a unit, gone for good
+            if m < j:
+                unit = units[ks[m]]
+                at = unit.find(pair)
+                start = unit.rfind('\n', 0, at) + 1
+                key = (numbers[ks[m]][unit.count('\n', 0, start)] * stride
+                       + sum(map(width.__getitem__, unit[start:at])))
+                first = key if first is None else min(first, key)
+        if gone:
+            where[pair] = ks[gone:]
         return first
 
     def top():
@@ -220,14 +229,21 @@ def train(text, count, progress=None):
         occurrence directly follows another, and the units that now hold new."""
         ks = [k for k in where.pop(pair) if pair in units[k]]
         befores, afters, touching = [], [], 0
-        for i, j, weight in weight_runs(ks, run_of):  # one split and one join for all units of a weight
-            pieces = spacer.join([units[k] for k in ks[i:j]]).split(pair)
-            for k, unit in zip(ks[i:j], new.join(pieces).split(spacer)):
-                units[k] = unit
-            before = Counter(map(last_char, islice(pieces, len(pieces) - 1)))  # '' after another one
-            touching += (before.pop('', 0) - (pieces[0] == '')) * weight
+        for i, j, weight in weight_runs(ks, run_of):
+            if lines_from:  # a few large units: split each
+                split_up = [units[k].split(pair) for k in ks[i:j]]
+                for k, pieces in zip(ks[i:j], split_up):
+                    units[k] = new.join(pieces)
+            else:  # many short lines: one split for all of them, then cut them apart again
+                split_up = [spacer.join([units[k] for k in ks[i:j]]).split(pair)]
+                for k, unit in zip(ks[i:j], new.join(split_up[0]).split(spacer)):
+                    units[k] = unit
+            before = Counter(chain.from_iterable(map(last_char, islice(pieces, len(pieces) - 1))
+                                                 for pieces in split_up))  # '' right after another one
+            touching += (before.pop('', 0) - sum(pieces[0] == '' for pieces in split_up)) * weight
             befores.append((before, weight))
-            afters.append((Counter(map(first_char, islice(pieces, 1, None))), weight))
+            afters.append((Counter(chain.from_iterable(map(first_char, islice(pieces, 1, None))
+                                                       for pieces in split_up)), weight))
         before, after = weighted_sum(befores), weighted_sum(afters)
         for edge in ('\n', spacer, ''):  # line ends, unit ends: no pair there
             before.pop(edge, None)
@@ -258,20 +274,21 @@ def train(text, count, progress=None):
         # x a b y became x new y: (x, a) and (b, y) lost, (x, new) and (new, y) made
         forget(zip(map(add, before, repeat(a)), before.values()))
         forget(zip(map(add, repeat(b), after), after.values()))
-        forget([(b + a, touching)])  # a b a b became new new: (b, a) lost, (new, new) made
         made = {x + new: n for x, n in before.items() if n >= 2}  # a pair seen once can never win
         made.update({new + y: n for y, n in after.items() if n >= 2})
-        if touching >= 2:
-            made[new + new] = touching
+        if touching:  # a b a b became new new: (b, a) lost, (new, new) made
+            forget([(b + a, touching)])
+            if touching >= 2:
+                made[new + new] = touching
         if made:
             counts.update(made)
             where.update(dict.fromkeys(made, holders))  # shared: lists are replaced, never changed
-            bound = (min(map(first_line.__getitem__, holders)), 0)
+            bound = min(map(first_line.__getitem__, holders)) * stride
             for fresh_pair, n in made.items():
                 heappush(heap, (-n, bound, fresh_pair))
         if n_best < lines_from:  # from here on pairs are rare: a line to a unit
             units, numbers, run_of = units_of(lines_now(units, numbers, run_of), 0)
-            first_line[:] = [lines[0] for lines in numbers]
+            first_line[:] = [unit_lines[0] for unit_lines in numbers]
             where.clear()
             where.update(where_pairs_are(units, counts))
             lines_from = 0
