@@ -38,6 +38,16 @@ class SameResultTest(unittest.TestCase):
                 self.assert_same(text, rng.choice([1, 3, 10, 100]))
             self.assert_same(TEXT * 3, 60)
 
+    def test_lines_of_many_weights_before_and_after_the_switch(self):
+        # lines that occur 1 to 4 times: several weights in one merge, in large units and
+        # as a line a unit (the switch comes after the first merge here)
+        rng = random.Random(13)
+        for _ in range(40):
+            lines = [''.join(rng.choice('ab c') for _ in range(rng.randint(0, 9))) for _ in range(8)]
+            text = '\n'.join(rng.choice(lines) for _ in range(30))
+            with mock.patch.multiple(fast_bpe, LARGE=rng.choice([0, 12, 1000]), LINES_EVERY=1):
+                self.assert_same(text, rng.choice([3, 10, 40]))
+
     def test_overlapping_runs(self):
         for text in ['aaaa', 'aaa', 'aaaaa\naaa\naaaa', 'abababa', 'aabaabaab']:
             self.assert_same(text, 10, ['a' * n for n in range(9)])
