@@ -98,7 +98,7 @@ def units_of(lines, size):
     numbered by weight, then by line, so that one weight is one stretch of numbers."""
     units, numbers, run_of = [], [], []
     for weight, same in groupby(sorted(lines, key=itemgetter(2)), key=itemgetter(2)):
-        start = len(units)
+        start, filled = len(units), 0
         for number, line, _ in same:
             if len(units) == start or filled > size:  # a new unit
                 units.append([])

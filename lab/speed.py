@@ -28,6 +28,7 @@ import subprocess
 import sys
 import sysconfig
 import time
+from importlib import metadata
 from pathlib import Path
 
 if not __package__:  # run as python3 lab/speed.py: then tokenizer cannot be imported
@@ -110,18 +111,18 @@ def apart(*args):
     done = subprocess.run([sys.executable, '-m', 'lab.speed', *map(str, args)], cwd=common.ROOT,
                           capture_output=True, text=True, encoding='utf-8')
     if done.returncode:
-        last = done.stderr.strip().splitlines()[-1:] or ['it failed']
-        raise ValueError(last[0])
+        last = (done.stderr.strip().splitlines() or ['it failed'])[-1]
+        raise ValueError(last.removeprefix('lab.speed: '))  # the child's own message, said once
     return json.loads(done.stdout)
 
 
 def has_tokenizers():
-    """The version of the tokenizers package, or None when it is not installed."""
+    """The version of the tokenizers package, or None when it is not installed (not imported:
+    this process stays small, see main)."""
     try:
-        from tokenizers import __version__
-    except ImportError:
+        return metadata.version('tokenizers')
+    except metadata.PackageNotFoundError:
         return None
-    return __version__
 
 
 def report(results, merges, jobs, lesson_merges, theirs_version):
@@ -207,12 +208,15 @@ def main():
         what, path, part = args.child
         figures = {'ours': lambda: measure_ours(path, args.merges, float(part), args.jobs),
                    'theirs': lambda: measure_theirs(path, args.merges, float(part)),
-                   'lesson': lambda: measure_lesson(path, args.lesson_merges)}[what]()
+                   'lesson': lambda: measure_lesson(path, args.lesson_merges),
+                   'read': lambda: len(common.read_text(path))}[what]()
         print(json.dumps(figures))
         return
     paths = [path.resolve() for path in args.files]
     for path in paths:
-        common.read_text(path)  # refuse a bad file before the long runs
+        # refuse a bad file before the long runs; read in a child of its own, because a
+        # child starts with its parent's peak memory (Linux keeps it across exec)
+        apart('--child', 'read', path, 1)
     theirs_version = has_tokenizers()
     print(f'lab.fast_bpe, {args.merges:,} merges asked (fewer when no pair occurs twice)\n', flush=True)
     results = []

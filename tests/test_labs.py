@@ -285,15 +285,14 @@ class EveryLabTest(unittest.TestCase):
     def test_a_missing_file_is_one_line_for_every_lab_that_reads_one(self):
         root = copy_project(self)
         run(root, 'tokenizer.py')
-        for name in ['word_bpe', 'byte_bpe', 'normalize', 'compression', 'audit', 'prepare', 'fast_bpe']:
+        for name in ['word_bpe', 'byte_bpe', 'normalize', 'compression', 'audit', 'prepare', 'fast_bpe',
+                     'speed']:
             with self.subTest(name):
                 done = run(root, '-m', f'lab.{name}', 'nope.txt')
                 self.assertEqual(done.returncode, 1)
                 self.assertEqual(done.stderr.count('\n'), 1, done.stderr)
+                self.assertEqual(done.stderr.count(f'lab.{name}:'), 1, done.stderr)  # said once
                 self.assertIn('nope.txt', done.stderr)
-
-if __name__ == '__main__':
-    unittest.main()
 
 
 class PretokenizeTest(unittest.TestCase):
@@ -391,3 +390,7 @@ class VocabCurveTest(unittest.TestCase):
         self.assertLessEqual(max(map(len, lines)), 80)
         self.assertTrue(any('*' in line for line in lines))
         self.assertTrue(any('o' in line or '@' in line for line in lines))
+
+
+if __name__ == '__main__':
+    unittest.main()
