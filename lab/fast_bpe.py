@@ -17,9 +17,10 @@ What this file does instead
     2. Distinct lines, with weights. '\\n' never merges, so lines never share a pair. Each
        distinct line is kept once and counts as often as it occurs (its weight).
     3. Units. The first merges are of pairs found all over the text: lines of one weight
-       are joined into large units (about 64 KB), so a merge is a few big splits. Once
-       the best pair is rare, each line becomes a unit of its own, and a merge rewrites
-       only the lines that hold the pair: all of one weight joined, split once, cut apart.
+       are joined into large units (about 65,000 characters), so a merge is a few big
+       splits. Once the best pair is rare, each line becomes a unit of its own, and a
+       merge rewrites only the lines that hold the pair: all of one weight joined, split
+       once, cut apart.
     4. Counts, and where to look. Each pair has its weighted count and a list of units
        that may hold it (all that do, perhaps a few more: a pair made by a merge is
        listed in every unit that merge touched). A merge changes only the pairs beside
