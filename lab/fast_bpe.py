@@ -57,7 +57,7 @@ import time
 from bisect import bisect_left
 from collections import Counter
 from heapq import heapify, heappop, heappush
-from itertools import chain, groupby, islice, repeat
+from itertools import chain, groupby
 from operator import add, itemgetter
 from pathlib import Path
 
@@ -179,7 +179,7 @@ def train(text, count, progress=None):
     # for a heap that compares numbers rather than tuples
     stride = 1 + max((len(line) for _, line, _ in lines), default=0)
     counts, where = count_pairs(units, run_of)  # where: units that may hold the pair; all that do
-    lines_from = len(text) // LINES_EVERY
+    lines_from, large_units = len(text) // LINES_EVERY, True
     heap = [(-n, min(map(first_line.__getitem__, where[pair])) * stride, pair) for pair, n in counts.items()]
     heapify(heap)
 
@@ -231,7 +231,7 @@ def train(text, count, progress=None):
         ks = [k for k in where.pop(pair) if pair in units[k]]
         befores, afters, touching = [], [], 0
         for i, j, weight in weight_runs(ks, run_of):
-            if lines_from:  # a few large units: split each
+            if large_units:  # a few large units: split each
                 split_up = [units[k].split(pair) for k in ks[i:j]]
                 for k, pieces in zip(ks[i:j], split_up):
                     units[k] = new.join(pieces)
@@ -239,12 +239,12 @@ def train(text, count, progress=None):
                 split_up = [spacer.join([units[k] for k in ks[i:j]]).split(pair)]
                 for k, unit in zip(ks[i:j], new.join(split_up[0]).split(spacer)):
                     units[k] = unit
-            before = Counter(chain.from_iterable(map(last_char, islice(pieces, len(pieces) - 1))
-                                                 for pieces in split_up))  # '' right after another one
+            # '' before an occurrence: it directly follows another one, or it starts a unit
+            before = Counter(chain.from_iterable(map(last_char, pieces[:-1]) for pieces in split_up))
             touching += (before.pop('', 0) - sum(pieces[0] == '' for pieces in split_up)) * weight
             befores.append((before, weight))
-            afters.append((Counter(chain.from_iterable(map(first_char, islice(pieces, 1, None))
-                                                       for pieces in split_up)), weight))
+            afters.append((Counter(chain.from_iterable(map(first_char, pieces[1:]) for pieces in split_up)),
+                           weight))
         before, after = weighted_sum(befores), weighted_sum(afters)
         for edge in ('\n', spacer, ''):  # line ends, unit ends: no pair there
             before.pop(edge, None)
@@ -273,8 +273,8 @@ def train(text, count, progress=None):
         merges.append([[id_of[a], id_of[b]], new_id])
         before, after, touching, holders = merge_everywhere(pair, new)
         # x a b y became x new y: (x, a) and (b, y) lost, (x, new) and (new, y) made
-        forget(zip(map(add, before, repeat(a)), before.values()))
-        forget(zip(map(add, repeat(b), after), after.values()))
+        forget((x + a, n) for x, n in before.items())
+        forget((b + y, n) for y, n in after.items())
         made = {x + new: n for x, n in before.items() if n >= 2}  # a pair seen once can never win
         made.update({new + y: n for y, n in after.items() if n >= 2})
         if touching:  # a b a b became new new: (b, a) lost, (new, new) made
@@ -287,12 +287,12 @@ def train(text, count, progress=None):
             bound = min(map(first_line.__getitem__, holders)) * stride
             for fresh_pair, n in made.items():
                 heappush(heap, (-n, bound, fresh_pair))
-        if n_best < lines_from:  # from here on pairs are rare: a line to a unit
+        if large_units and n_best < lines_from:  # from here on pairs are rare: a line to a unit
             units, numbers, run_of = units_of(lines_now(units, numbers, run_of), 0)
             first_line[:] = [unit_lines[0] for unit_lines in numbers]
             where.clear()
             where.update(where_pairs_are(units, counts))
-            lines_from = 0
+            large_units = False
         if progress:
             progress(len(merges), count)
     return BPE(vocab, merges)
