@@ -42,10 +42,15 @@ Why the results are identical
       worked out only when two pairs tie at the top of the queue.
     - It stops when the best pair occurs fewer than 2 times, or no pair is left.
 
-Encoding: a merge can only use tokens made before it, so replaying the merges in order
-is the same as merging, again and again, the neighbouring pair that was learned first
-(leftmost on a tie). Each line keeps a heap of (rank, node); a repeated line is
-encoded once.
+Encoding
+    - A long text is encoded just as BPE.encode does it, merge after merge, but in C:
+      tokens are characters again and a merge is str.replace, over the whole text while
+      the pair is common, then over only the lines that hold both of its tokens, joined
+      for one replace. Each distinct line is merged once.
+    - That costs some milliseconds a call, so a short text goes line by line: a merge can
+      only use tokens made before it, so merging the neighbouring pair learned first,
+      again and again (leftmost on a tie), gives the same ids. Each line keeps a heap of
+      (rank, node).
 
 Try next: python3 -m lab.speed, then train on a book of your own:
     python3 -m lab.fast_bpe my-book.txt --merges 5000 --out my-book.json
@@ -55,10 +60,10 @@ import multiprocessing
 import sys
 import time
 from bisect import bisect_left
-from collections import Counter
+from collections import Counter, defaultdict
 from heapq import heapify, heappop, heappush
-from itertools import chain, groupby
-from operator import add, itemgetter
+from itertools import chain, compress, groupby, repeat
+from operator import add, contains, itemgetter, not_
 from pathlib import Path
 
 if not __package__:  # run as python3 lab/fast_bpe.py: then tokenizer cannot be imported
@@ -308,8 +313,15 @@ def encoder(tok):
     # '\n' splits the text only when it is a known token: merges never use it then
     newline = [tok.chars['\n']] if '\n' in tok.chars else []
     done = {}  # line -> its ids: a repeated line is encoded once
+    replay = None  # built the first time it is needed
+    in_order = made_as_train_makes(tok)
 
     def encode_text(text):
+        nonlocal replay
+        if len(text) >= REPLAY_FROM or not in_order:
+            if replay is None:
+                replay = replayer(tok)
+            return replay(text)
         ids = []
         for n, line in enumerate(text.split('\n') if newline else [text]):
             if line not in done:
@@ -321,11 +333,25 @@ def encoder(tok):
     return encode_text
 
 
+def made_as_train_makes(tok):
+    """True if each merge joins tokens that exist before it into a token never seen before,
+    and none joins '\n', as in every tokenizer BPE.train makes. Then no merge can make a pair
+    of an earlier merge, and merging the pair learned first, again and again, is the same as
+    replaying the merges in order. A hand-made tokenizer may break this: it is replayed."""
+    known = set(tok.chars.values()) | {0}
+    known.discard(tok.chars.get('\n'))
+    for (a, b), new in tok.merges:
+        if a not in known or b not in known or new in known:
+            return False
+        known.add(new)
+    return True
+
+
 def encode(tok, text, jobs=1):
     """tok.encode(text), fast: the same ids. With jobs > 1, blocks of lines are encoded in
     that many processes at once (multiprocessing): worth it for megabytes of text."""
     newline = tok.chars.get('\n')
-    if jobs <= 1 or newline is None or len(text) < PARALLEL_FROM:
+    if jobs <= 1 or newline is None or len(text) < PARALLEL_FROM or not made_as_train_makes(tok):
         return encoder(tok)(text)
     lines = text.split('\n')
     size = -(-len(lines) // (jobs * 4))  # four blocks a process, so that none waits long for the last
@@ -340,6 +366,12 @@ def encode(tok, text, jobs=1):
 
 
 PARALLEL_FROM = 100_000  # characters: below this, starting the processes costs more than it saves
+# Replaying the merges costs some milliseconds a call, whatever the text: on the shared corpora
+# it was faster than going line by line from about 60,000 to 100,000 characters.
+REPLAY_FROM = 100_000
+# The whole text is merged at once while a pair occurs at least once in WHOLE_EVERY
+# characters; on Swann's Way, 500 and 1,000 were fastest of 20 to 8,000.
+WHOLE_EVERY = 500
 worker_encode = None
 
 
@@ -374,6 +406,67 @@ def encode_line(ids, ranks, made, size):
         if h >= 0 and ids[h] * size + new in ranks:
             heappush(heap, (ranks[ids[h] * size + new], h))
     return [t for t in ids if t >= 0]
+
+
+def replayer(tok):
+    """A function that does tok.encode(text) for a long text just as BPE.encode does it: each
+    merge in turn over all of the text. Tokens are characters again, and a merge is
+    str.replace: over the whole text while the pair is common, then over only the lines
+    that hold both of its tokens."""
+    base = {i: ch for ch, i in tok.chars.items()}  # a base token is its own character
+    fresh = fresh_characters(tok.chars)
+    char_of = [base.get(i) or next(fresh) for i in range(len(tok.vocab))]
+    id_of = {ch: i for i, ch in enumerate(char_of)}
+    spacer = next(fresh)  # joins lines for one replace: no pair holds it, so none is merged across
+    merges = [(char_of[a] + char_of[b], char_of[new]) for (a, b), new in tok.merges]  # as characters
+    # BPE.train never merges '\n', so lines can be merged apart; a hand-made merge may
+    across_lines = any('\n' in pair for pair, _ in merges)
+
+    def replay(text):
+        unknown = set(text) - tok.chars.keys()
+        if unknown:  # id 0, as in BPE.encode (and an unknown '\n' is no line end)
+            text = text.translate(dict.fromkeys(map(ord, unknown), char_of[0]))
+        lines = [text] if across_lines else text.split('\n')
+        distinct = list(dict.fromkeys(lines))  # a repeated line is merged once
+        whole, done = replay_on_whole(spacer.join(distinct), merges)
+        merged = dict(zip(distinct, replay_on_lines(whole.split(spacer), merges[done:], spacer)))
+        return list(map(id_of.__getitem__, '\n'.join(map(merged.__getitem__, lines))))
+    return replay
+
+
+def replay_on_whole(text, merges):
+    """Replace each pair in text in turn, until one occurs less than once in WHOLE_EVERY
+    characters. Returns the text and how many merges were done."""
+    for done, (pair, new) in enumerate(merges, 1):
+        before = len(text)
+        text = text.replace(pair, new)  # each occurrence makes the text one character shorter
+        if (before - len(text)) * WHOLE_EVERY < before:
+            return text, done
+    return text, len(merges)
+
+
+def replay_on_lines(lines, merges, spacer):
+    """Replace each pair in turn in the lines that hold it: all such lines joined, one
+    str.replace, cut apart. Where to look: {token: the lines that hold it}."""
+    lines = dict(enumerate(lines))
+    holders = defaultdict(set)
+    for k, line in lines.items():
+        for token in set(line):
+            holders[token].add(k)
+    for pair, new in merges:
+        a, b = pair
+        if a not in holders or b not in holders:
+            continue
+        both = holders[a] & holders[b]
+        ks = list(compress(both, map(contains, map(lines.__getitem__, both), repeat(pair))))
+        if not ks:
+            continue
+        merged = spacer.join(map(lines.__getitem__, ks)).replace(pair, new).split(spacer)
+        lines.update(zip(ks, merged))
+        holders[new].update(ks)
+        for token in {a, b} - {new}:  # lines where every one of them was merged
+            holders[token].difference_update(compress(ks, map(not_, map(contains, merged, repeat(token)))))
+    return lines.values()
 
 
 def show_progress(started):

@@ -71,12 +71,54 @@ class SameResultTest(unittest.TestCase):
             self.assertEqual(fast_bpe.encode(tok, text), tok.encode(text))
 
 
+class ReplaySameResultTest(SameResultTest):
+    """Every rule above again, with every text encoded by replaying the merges (the way
+    long texts are encoded): whole for the first few merges, then line by line."""
+    def setUp(self):
+        patch = mock.patch.multiple(fast_bpe, REPLAY_FROM=0, WHOLE_EVERY=4)
+        patch.start()
+        self.addCleanup(patch.stop)
+
+
+class ReplayTest(unittest.TestCase):
+    def test_whole_text_for_none_some_or_all_of_the_merges(self):
+        rng = random.Random(14)
+        for text in fuzz_texts(60, seed=14):
+            tok = fast_bpe.train(text, rng.choice([5, 50]))
+            probe = ''.join(rng.choice(text + 'Z\n') for _ in range(200))
+            for every in (0, 3, 10**9):  # 0: stop after the first; 10**9: until a pair is absent
+                with mock.patch.multiple(fast_bpe, REPLAY_FROM=0, WHOLE_EVERY=every):
+                    self.assertEqual(fast_bpe.encode(tok, probe), tok.encode(probe), (text, every))
+
+    def test_one_encoder_replays_many_texts(self):
+        tok = fast_bpe.train(TEXT, 40)
+        encode = fast_bpe.encoder(tok)
+        with mock.patch.object(fast_bpe, 'REPLAY_FROM', 20):
+            for text in [TEXT, 'Q: hi\nA: ', TEXT[::-1], TEXT + 'Cat 안녕 😀']:
+                self.assertEqual(encode(text), tok.encode(text), text)
+
+    def test_hand_made_merges_out_of_training_order_are_replayed_in_order(self):
+        # a new token that is a base character, a pair learned twice, a pair of tokens made
+        # later, merges of '\n': BPE.train makes none of these, BPE.encode takes them all
+        for vocab, merges in [(['\ufffd', 'a', 'b', 'c'], [[[1, 2], 3], [[3, 3], 1], [[1, 2], 2]]),
+                              (['\ufffd', 'a', 'b', 'ab', 'abb'], [[[3, 2], 4], [[1, 2], 3]]),
+                              (['\ufffd', '\n', 'a', 'a\n'], [[[2, 1], 3]])]:
+            tok = BPE(vocab, merges)
+            for text in ['abab', 'ababb', 'cab', 'aabb\nab', 'abxabb', 'a\na\n\n']:
+                self.assertEqual(fast_bpe.encode(tok, text), tok.encode(text), (merges, text))
+
+
 class ParallelEncodeTest(unittest.TestCase):
     def test_jobs_give_the_same_ids(self):
         text = (TEXT + 'Cat 안녕 😀\n\n') * 40
         tok = fast_bpe.train(TEXT, 30)
         with mock.patch.object(fast_bpe, 'PARALLEL_FROM', 0):  # parallel even for a small text
             self.assertEqual(fast_bpe.encode(tok, text, jobs=2), tok.encode(text))
+
+    def test_hand_made_merges_of_newlines_are_not_cut_at_newlines(self):
+        tok = BPE(['\ufffd', '\n', 'a', 'a\n'], [[[2, 1], 3]])
+        with mock.patch.object(fast_bpe, 'PARALLEL_FROM', 0):
+            self.assertEqual(fast_bpe.encode(tok, 'a\n' * 50, jobs=2), [3] * 50)
 
     def test_prepare_splits_documents_the_same_with_jobs(self):
         from lab import prepare
