@@ -73,9 +73,10 @@ class SameResultTest(unittest.TestCase):
 
 class ReplaySameResultTest(SameResultTest):
     """Every rule above again, with every text encoded by replaying the merges (the way
-    long texts are encoded): whole for the first few merges, then line by line."""
+    long texts are encoded): whole for the first few merges, then line by line, in blocks
+    of a few lines."""
     def setUp(self):
-        patch = mock.patch.multiple(fast_bpe, REPLAY_FROM=0, WHOLE_EVERY=4)
+        patch = mock.patch.multiple(fast_bpe, REPLAY_FROM=0, WHOLE_EVERY=4, BLOCK=10)
         patch.start()
         self.addCleanup(patch.stop)
 
