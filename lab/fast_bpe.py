@@ -366,17 +366,18 @@ def encode(tok, text, jobs=1):
 
 
 PARALLEL_FROM = 100_000  # characters: below this, starting the processes costs more than it saves
-# Replaying the merges costs some milliseconds a call, whatever the text: on the shared corpora
-# it was faster than going line by line from about 60,000 to 100,000 characters.
+# Replaying the merges costs some milliseconds a call, whatever the text: on Swann's Way and
+# the stdlib corpus it was faster than going line by line from 60,000 to 100,000 characters.
 REPLAY_FROM = 100_000
 # The whole text is merged at once while a pair occurs at least once in WHOLE_EVERY
 # characters; on Swann's Way, 500 and 1,000 were fastest of 20 to 8,000.
 WHOLE_EVERY = 500
 # A long text is replayed in blocks of lines: the sets of lines that hold each token grow
-# with the block. Blocks of 500,000 characters: 1.7 s and 56 MB at peak for Swann's Way
-# (one block: 1.6 s, 84 MB), 12.8 s and 106 MB for the stdlib corpus (one block: 16.9 s,
-# 502 MB).
-BLOCK = 500_000
+# with the block. Measured, memory above the text and the tokenizer: Swann's Way 1.73 s
+# and 18 MB in blocks of 250,000 characters, 1.58 s and 31 MB in blocks of 500,000; the
+# stdlib corpus 13.4 s and 40 MB, 12.6 s and 50 MB, and 16.9 s and 450 MB in one block.
+# The smaller blocks keep encoding below the peak memory of training.
+BLOCK = 250_000
 worker_encode = None
 
 
