@@ -188,6 +188,10 @@ def train(text, count, progress=None):
     heap = [(-n, min(map(first_line.__getitem__, where[pair])) * stride, pair) for pair, n in counts.items()]
     heapify(heap)
 
+    # pair -> (-count, first occurrence) when it was last worked out: a pair never gains an
+    # occurrence, so while its count stays the same, so does its first occurrence
+    worked_out = {}
+
     def first_occurrence(pair):
         """Where pair occurs first now: line number * stride + characters of the line before it."""
         ks, first, gone = where[pair], None, 0
@@ -224,7 +228,10 @@ def train(text, count, progress=None):
             rival = top()
             if rival is None or rival[0] > n:
                 return pair  # no other pair has its count
+            if worked_out.get(pair) == (n, bound):
+                return pair  # bound is its first occurrence (below), and every other bound is no earlier
             first = first_occurrence(pair)
+            worked_out[pair] = (n, first)
             if first == bound or first < rival[1]:
                 return pair  # every other bound is no earlier, and no two pairs start at one place
             heappush(heap, (n, first, pair))  # its bound was too early: back in its place
