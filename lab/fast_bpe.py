@@ -178,11 +178,12 @@ def train(text, count, progress=None):
     fresh = fresh_characters(set(text) | {'\n', UNKNOWN})
     spacer = next(fresh)  # joins the units of one weight for a merge: no pair holds it
     lines = text_lines(text)
-    units, numbers, run_of = units_of(lines, LARGE)
-    first_line = [unit_lines[0] for unit_lines in numbers]
     # a place in the text as one number, line * stride + characters before it in the line,
     # for a heap that compares numbers rather than tuples
     stride = 1 + max((len(line) for _, line, _ in lines), default=0)
+    units, numbers, run_of = units_of(lines, LARGE)
+    del lines  # the units hold them now: a few MB less at peak
+    first_line = [unit_lines[0] for unit_lines in numbers]
     counts, where = count_pairs(units, run_of)  # where: units that may hold the pair; all that do
     lines_from, large_units = len(text) // LINES_EVERY, True
     heap = [(-n, min(map(first_line.__getitem__, where[pair])) * stride, pair) for pair, n in counts.items()]
