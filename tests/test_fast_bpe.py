@@ -82,16 +82,16 @@ class ReplaySameResultTest(SameResultTest):
 
 
 class ReplayTest(unittest.TestCase):
-    def test_whole_text_for_none_some_or_all_of_the_merges(self):
+    def test_any_switch_from_the_whole_text_to_lines_gives_the_same_ids(self):
         rng = random.Random(14)
         for text in fuzz_texts(60, seed=14):
             tok = fast_bpe.train(text, rng.choice([5, 50]))
             probe = ''.join(rng.choice(text + 'Z\n') for _ in range(200))
-            for every in (0, 3, 10**9):  # 0: stop after the first; 10**9: until a pair is absent
+            for every in (0, 3, 10**9):  # 0: lines after the first merge; 10**9: once a pair is absent
                 with mock.patch.multiple(fast_bpe, REPLAY_FROM=0, WHOLE_EVERY=every):
                     self.assertEqual(fast_bpe.encode(tok, probe), tok.encode(probe), (text, every))
 
-    def test_one_encoder_replays_many_texts(self):
+    def test_one_encoder_for_long_and_short_texts(self):
         tok = fast_bpe.train(TEXT, 40)
         encode = fast_bpe.encoder(tok)
         with mock.patch.object(fast_bpe, 'REPLAY_FROM', 20):
