@@ -358,19 +358,12 @@ def made_as_train_makes(tok):
 def encode(tok, text, jobs=1):
     """tok.encode(text), fast: the same ids. With jobs > 1, blocks of lines are encoded in
     that many processes at once (multiprocessing): worth it for megabytes of text."""
-    newline = tok.chars.get('\n')
-    if jobs <= 1 or newline is None or len(text) < PARALLEL_FROM or not made_as_train_makes(tok):
+    if jobs <= 1 or '\n' not in tok.chars or len(text) < PARALLEL_FROM or not made_as_train_makes(tok):
         return encoder(tok)(text)
-    lines = text.split('\n')
-    size = -(-len(lines) // (jobs * 4))  # four blocks a process, so that none waits long for the last
-    blocks = ['\n'.join(lines[n:n + size]) for n in range(0, len(lines), size)]
+    size = -(-len(text) // (jobs * 4))  # four blocks a process, so that none waits long for the last
     with multiprocessing.Pool(jobs, initializer=start_worker, initargs=(tok.state(),)) as pool:
-        encoded = pool.map(encode_in_worker, blocks)
-    ids = encoded[0]
-    for block in encoded[1:]:  # the blocks were cut at newlines: put them back
-        ids.append(newline)
-        ids += block
-    return ids
+        encoded = pool.map(encode_in_worker, line_blocks(text, size))
+    return list(chain.from_iterable(encoded))  # each block but the last ends in '\n', and holds its id
 
 
 PARALLEL_FROM = 100_000  # characters: below this, starting the processes costs more than it saves
