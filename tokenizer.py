@@ -37,11 +37,9 @@ class BPE:
         for _ in range(count):
             counts = {}
             for a, b in zip(ids, ids[1:]):
-                # '\n' ends an answer when the model generates, so it stays a token of its own
-                if '\n' not in vocab[a] + vocab[b]:
+                if '\n' not in vocab[a] + vocab[b]:  # '\n' ends an answer: it stays a token of its own
                     counts[a, b] = counts.get((a, b), 0) + 1
-            # a dict keeps the order pairs were first seen, so on a tie the earliest wins
-            pair = max(counts, key=counts.get, default=None)
+            pair = max(counts, key=counts.get, default=None)  # on a tie, the first seen: dicts keep order
             if pair is None or counts[pair] < 2:
                 break  # no pair is left that occurs twice: a merge would save nothing
             new_id = len(vocab)
@@ -93,12 +91,14 @@ def read_text(path, fix, limit=-1):
 
 
 def read_merge_count(path):
-    def once(pairs):  # check: in {"merges": 5, "merges": 12} which one is meant?
-        return dict(pairs) if len(dict(pairs)) == len(pairs) else None
+    def once(pairs):  # a JSON object as a dict, or None when a key is written twice
+        if len(dict(pairs)) < len(pairs):  # check: in {"merges": 5, "merges": 12} which is meant?
+            return None
+        return dict(pairs)
     raw = read_text(path, 'write {"merges": 12} in it', 4096)
     try:
         settings = json.loads(raw, object_pairs_hook=once)
-    except (ValueError, RecursionError) as e:  # check: not JSON, or nested too deeply
+    except (ValueError, RecursionError) as e:  # not JSON, or nested too deeply
         raise ValueError(f'{path} is not valid JSON ({e}): write {{"merges": 12}} in it') from None
     count = settings.get('merges') if isinstance(settings, dict) else None
     if type(count) is not int or count < 0:  # check: refuses "12", -1, 1.5, true and a key twice
@@ -106,17 +106,17 @@ def read_merge_count(path):
     return count
 
 
-def save(text, path):  # check: write a temporary file to disk, then rename it: never half a file
+def save(text, path):  # a whole file beside path, then a rename: never half a file
     tmp = path.with_name(f'.{path.name}.{os.getpid()}.tmp')
     try:
         with open(tmp, 'w', encoding='utf-8') as f:
             f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
+            f.flush()  # check: on the disk before the rename, even if the power goes
+            os.fsync(f.fileno())  # check
         os.replace(tmp, path)
     except OSError as e:
         raise ValueError(f'cannot write {path} ({e.strerror})') from None
-    finally:
+    finally:  # check: what is left of a failed write
         tmp.unlink(missing_ok=True)
 
 

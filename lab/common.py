@@ -267,6 +267,25 @@ def width(text):
                for ch in text)
 
 
+def fill(text, first='', rest='', columns=80):
+    """text wrapped at spaces into lines of at most columns display columns (see width),
+    the first starting with first, the others with rest; a word too long for a line is cut."""
+    lines, line = [], first
+    for word in text.split(' '):
+        joined = line + word if line in (first, rest) else f'{line} {word}'
+        if width(joined) <= columns:
+            line = joined
+            continue
+        if line not in (first, rest):
+            lines.append(line)
+        line = rest + word
+        while width(line) > columns:  # cut a long word by characters
+            cut = next(n for n in range(len(line), 0, -1) if width(line[:n]) <= columns)
+            lines.append(line[:cut])
+            line = rest + line[cut:]
+    return '\n'.join(lines + [line])
+
+
 def table(rows, right=()):
     """Rows of strings as aligned columns, two spaces apart; columns in right align right."""
     widths = [max(width(row[c]) for row in rows) for c in range(len(rows[0]))]
@@ -293,6 +312,13 @@ def lines_of(text):
     """The lines of a text without their newlines; a last newline ends a line, it does not start one."""
     lines = text.split('\n')
     return lines[:-1] if text.endswith('\n') else lines
+
+
+def has_lines(printed, wanted):
+    """Whether the wanted lines are among the printed ones, whole and in order: the rule for a
+    program that may print more than the lesson's lines (a learner's own print, say)."""
+    lines = iter(printed.splitlines())
+    return all(any(line == want for line in lines) for want in wanted)
 
 
 HANGUL = re.compile('[\u1100-\u11ff\u3130-\u318f\uac00-\ud7a3]')  # jamo, compatibility jamo, syllables

@@ -1,33 +1,40 @@
-"""A tutor for the tokenizer.py you typed: does it keep every rule of the lesson?
+"""A tutor for the tokenizer.py you type: does each part you have typed keep the lesson's rules?
 
-    python3 -m lab.selfcheck [FILE]
+    python3 -m lab.selfcheck [FILE] [--watch] [--lang ko|en]
 
-It checks FILE (default: tokenizer.py in the project folder) rule by rule, in the order
-the lesson teaches them: merge, the base vocabulary, the most frequent pair, ties, the
-newline rule, the early stop, the new token, the number of merges, encode, decode,
-saving and loading, the same ids on every run, the merges it learns from
-data/train.txt, and python3 tokenizer.py itself. Each rule prints 'OK', or 'FAILED' with
-what was called, what came back, what the lesson expects, and where to look; '--'
-marks a rule not checked until one above it is fixed (an import, an endless loop).
+The lesson has you type tokenizer.py part by part (merge, BPE.__init__, train, encode,
+decode and state, the __main__ block) and run things in between. The tutor follows you:
+for each part it prints the part's title from the lesson, then each of its rules as 'OK',
+or 'FAILED' with what was called, what came back, what the lesson expects, the line of
+your file and where to look. A part you have not typed yet is 'TODO', and the last line
+names the next part to type. '--' marks a rule not checked until one above it is fixed.
 
-Your code runs in a separate Python process with a time limit, so a loop that never
-ends is reported instead of waited for, and an error in it is one line that names
-the line of your file. The merges are compared with a small reference written here,
-which does not use your file, and the first one that differs is shown with both
-pairs, their counts, and where each occurs first.
+The rules run on the lesson's own text and settings, never on your data/train.txt or
+settings.json, so a correct file passes whatever you train on. Your code runs in a
+separate Python process with a time limit: a loop that never ends is reported, not
+waited for, and your prints are ignored. It speaks Korean on a Korean locale (LANGUAGE,
+LC_ALL, LC_MESSAGES or LANG starting with ko) or with --lang ko; its words are in
+lab/locale/, one file a language.
+
+Exit status: 0 when every rule holds, 1 when a rule FAILED, 3 when nothing failed but
+parts are not typed yet. --watch checks again each time the file is saved (Ctrl-C ends it).
 
 Try next: make one mistake on purpose (step one instead of two in merge, forget
 the sorted() of the base vocabulary) and see which rule catches it.
 """
+import argparse
+import ast
 import concurrent.futures
+import importlib
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
 import sys
 import tempfile
-import textwrap
+import time
 import traceback
 from pathlib import Path
 
@@ -37,14 +44,23 @@ if not __package__:  # run as python3 lab/selfcheck.py: then tokenizer cannot be
 from lab import common
 
 SECONDS = 2  # for one rule: the lesson's code needs a few milliseconds on these texts
-NOT_CHECKED = 'not checked: fix the rule above first'
 MEMORY = 2 * 2**30  # bytes the child may use; the rules need a few dozen MB
-UNKNOWN = '\ufffd'
+UNKNOWN = common.UNKNOWN
 MARK = '@@selfcheck '  # starts the child's answer, so that a print in the learner's file is ignored
+LESSON_TEXT = common.read_text(common.ROOT / 'lab' / 'lesson_train.txt')  # data/train.txt as shipped
+LESSON_MERGES = 12  # settings.json as shipped
+LOCALE = common.ROOT / 'lab' / 'locale'
+NOT_CHECKED = [['not_checked', {}]]
+TODO = 'todo'  # the answer of a rule whose part is not typed yet
+EXIT_NOT_TYPED = 3  # nothing failed, but parts of the lesson are still to be typed
+
+# The lesson's parts in the order they are typed: (number, what shows it is typed).
+PARTS = [(0, set()), (1, {'merge'}), (2, {'BPE.__init__'}), (3, {'BPE.train'}), (4, {'BPE.encode'}),
+         (5, {'BPE.decode', 'BPE.state'}), (6, {'__main__'})]
 
 
 class Wrong(Exception):
-    """A rule does not hold: up to three short lines that say how."""
+    """A rule does not hold: up to four lines, each [message key, {field: text}]."""
 
 
 # A reference that does not use the file under test --------------------------------------------
@@ -87,64 +103,86 @@ def reference_steps(text, count):
     return vocab, steps
 
 
+def lesson_lines():
+    """What python3 tokenizer.py prints with the lesson's defaults: its two lines."""
+    vocab, steps = reference_steps(LESSON_TEXT, LESSON_MERGES)
+    base = len(vocab) - len(steps)
+    prompt = [vocab.index(ch) if ch in vocab[:base] else 0 for ch in 'Q: hi\nA: ']
+    for n, (pair, *_) in enumerate(steps):
+        prompt = reference_merge(prompt, pair, base + n)
+    return [f'vocab: {len(vocab)} merges: {len(steps)}', f'roundtrip: OK {prompt}']
+
+
 # The rules, as the child process checks them -------------------------------------------------
 
-def expect(call, got, want, look):
+def expect(call, got, want, look, gave='gave'):
+    """Wrong, with what was called and came back (said as the message gave), what the lesson
+    expects and where to look."""
     if got != want:
-        raise Wrong([f'{call} gave {got!r}', f'the lesson: {want!r}', f'look at: {look}'])
+        raise Wrong([[gave, {'call': call, 'got': repr(got)}], ['lesson', {'want': repr(want)}],
+                     ['look', {'where': look}]])
 
 
 def rule_imports():
-    try:
-        from tokenizer import BPE, merge  # noqa: F401 (importing them is the check)
-    except ImportError as e:
-        raise Wrong([str(e).split(' (')[0], 'the lesson names them merge and BPE']) from None
+    importlib.import_module('tokenizer')  # that it imports without an error is the rule
 
 
 def rule_merge_copies():
     from tokenizer import merge
     for ids in [[2, 1], [5], [], [3, 4, 1], [2, 2, 1, 1]]:
-        expect(f'merge({ids}, (1, 2), 9)', merge(list(ids), (1, 2), 9), ids,
-               'merge: copy what is not the pair')
+        expect(f'merge({ids}, (1, 2), 9)', merge(list(ids), (1, 2), 9), ids, 'look.merge_copy')
     ids = [1, 2]
     merge(ids, (1, 2), 9)
-    expect('merge(ids, (1, 2), 9) left ids as', ids, [1, 2], 'merge: it returns a new list')
+    expect('merge(ids, (1, 2), 9)', ids, [1, 2], 'look.merge_new_list', 'gave_ids_after')
+
+
+def expect_merged(call, got, ids, want, look):
+    """As expect, but a merge that changed nothing is most often a list compared with a tuple."""
+    expect(call, got, want, 'look.merge_list_tuple' if got == ids else look)
 
 
 def rule_merge_replaces():
     from tokenizer import merge
     for ids, pair, want in [([1, 2, 3, 1, 2], (1, 2), [9, 3, 9]), ([7, 7, 7], (7, 7), [8, 7]),
                             ([7, 7, 7, 7], (7, 7), [8, 8]), ([7, 7, 7, 7, 7], (7, 7), [8, 8, 7])]:
-        expect(f'merge({ids}, {pair}, {want[0]})', merge(ids, pair, want[0]), want,
-               'merge: after a match, step past both tokens')
+        expect_merged(f'merge({ids}, {pair}, {want[0]})', merge(list(ids), pair, want[0]), ids, want,
+                      'look.merge_step')
 
 
 def rule_merge_list_pair():
     from tokenizer import merge
-    expect('merge([1, 2, 3], [1, 2], 9)', merge([1, 2, 3], [1, 2], 9), [9, 3],
-           'merge: a pair read back from JSON is a list')
+    expect_merged('merge([1, 2, 3], [1, 2], 9)', merge([1, 2, 3], [1, 2], 9), [1, 2, 3], [9, 3],
+                  'look.merge_list_pair')
+
+
+def rule_init():
+    from tokenizer import BPE
+    vocab, merges = [UNKNOWN, '\n', 'a', 'b', 'ab'], [[[2, 3], 4]]
+    tok = BPE(list(vocab), [[[2, 3], 4]])
+    call = "BPE(['\\ufffd', '\\n', 'a', 'b', 'ab'], [[[2, 3], 4]])"
+    expect(f'{call}.vocab', tok.vocab, vocab, 'look.init')
+    expect(f'{call}.merges', tok.merges, merges, 'look.init')
+    expect(f'{call}.chars', tok.chars, {UNKNOWN: 0, '\n': 1, 'a': 2, 'b': 3}, 'look.init_chars')
 
 
 def rule_base_vocab():
     from tokenizer import BPE
-    tok = BPE.train('cab\n', 0)
-    expect("BPE.train('cab\\n', 0).vocab", tok.vocab, [UNKNOWN, '\n', 'a', 'b', 'c'], 'BPE.train: the vocab')
-    expect("BPE.train('cab\\n', 0).chars", tok.chars, {UNKNOWN: 0, '\n': 1, 'a': 2, 'b': 3, 'c': 4},
-           'BPE.__init__: chars')
+    expect("BPE.train('cab\\n', 0).vocab", BPE.train('cab\n', 0).vocab, [UNKNOWN, '\n', 'a', 'b', 'c'],
+           'look.base_vocab')
 
 
 def rule_unknown_once():
     from tokenizer import BPE
     expect("BPE.train('a\\ufffdb', 0).vocab", BPE.train('a\ufffdb', 0).vocab, [UNKNOWN, 'a', 'b'],
-           "BPE.train: set(text) - {'\\ufffd'}")
+           'look.unknown_once')
 
 
 def rule_count():
     from tokenizer import BPE
     text = 'the cat sat on the mat\n' * 3
     for count in [0, 1]:
-        expect(f'BPE.train(text, {count}) made', f'{len(BPE.train(text, count).merges)} merges',
-               f'{count} merges', 'BPE.train: for _ in range(count)')
+        expect(f'len(BPE.train(text, {count}).merges)', len(BPE.train(text, count).merges), count,
+               'look.count')
 
 
 def first_merge(text):
@@ -156,22 +194,20 @@ def first_merge(text):
 
 def expect_first_merge(cases, look):
     for text, want in cases:
-        expect(f'BPE.train({text[-20:]!r}, 1) merged', first_merge(text), want, look)
+        expect(f'BPE.train({text[-20:]!r}, 1)', first_merge(text), want, look, 'gave_merged')
 
 
 def rule_most_frequent():
-    expect_first_merge([('ab cdcdcd', ('c', 'd')), ('xyz xyz abababab', ('a', 'b'))],
-                       'BPE.train: counting pairs and taking the most frequent')
+    expect_first_merge([('ab cdcdcd', ('c', 'd')), ('xyz xyz abababab', ('a', 'b'))], 'look.most_frequent')
 
 
 def rule_ties():
-    expect_first_merge([('yzab yzab yzab', ('y', 'z')), ('ba ab ba ab ba ab', ('b', 'a'))],
-                       'BPE.train: on a tie, the pair that occurs first wins')
+    expect_first_merge([('yzab yzab yzab', ('y', 'z')), ('ba ab ba ab ba ab', ('b', 'a'))], 'look.ties')
 
 
 def rule_newline():
     expect_first_merge([('x\n' * 20 + 'ab ab ab', ('a', 'b')), ('\nx' * 20 + 'ab ab ab', ('a', 'b'))],
-                       "BPE.train: a pair whose pieces joined hold '\\n' is not counted")
+                       'look.newline')
 
 
 def rule_new_token():
@@ -179,17 +215,42 @@ def rule_new_token():
     tok = BPE.train('ababab', 1)
     a, b = tok.vocab.index('a'), tok.vocab.index('b')
     expect("BPE.train('ababab', 1).merges", json.loads(json.dumps(tok.merges)), [[[a, b], 3]],
-           'BPE.train: merges.append([list(pair), new_id]) with new_id = len(vocab)')
-    expect("BPE.train('ababab', 1).vocab[3:]", tok.vocab[3:], ['ab'],
-           'BPE.train: the new piece is vocab[a] + vocab[b], in that order')
+           'look.new_merge')
+    expect("BPE.train('ababab', 1).vocab[3:]", tok.vocab[3:], ['ab'], 'look.new_piece')
 
 
 def rule_early_stop():
     from tokenizer import BPE
     for text, want in [('abcdef', []), ('abab', ['ab']), ('\n\n\n\n', []), ('', [])]:
         tok = BPE.train(text, 10)
-        expect(f'BPE.train({text!r}, 10) learned', [tok.vocab[new] for _, new in tok.merges], want,
-               'BPE.train: stop when no pair is left or the best occurs fewer than 2 times')
+        expect(f'BPE.train({text!r}, 10)', [tok.vocab[new] for _, new in tok.merges], want,
+               'look.early_stop', 'gave_learned')
+
+
+def rule_hash_seed():
+    from tokenizer import BPE
+    tok = BPE.train(''.join(chr(0x61 + (n * 7) % 13) for n in range(300)) + '\nxyzzy plugh\n', 25)
+    return json.dumps([tok.vocab, tok.merges])
+
+
+def rule_lesson_text():
+    from tokenizer import BPE
+    tok = BPE.train(LESSON_TEXT, LESSON_MERGES)
+    vocab, steps = reference_steps(LESSON_TEXT, LESSON_MERGES)
+    theirs = [(tok.vocab[a], tok.vocab[b]) for (a, b), _ in tok.merges]
+    ours = [(vocab[a], vocab[b]) for (a, b), _, _, _ in steps]
+    for n, (want, got) in enumerate(zip(ours, theirs + [None] * len(ours))):  # the first that differs
+        if got != want:
+            found = steps[n][3]
+            ids = {piece: i for i, piece in enumerate(vocab)}
+            count, first = found.get((ids.get(got[0]), ids.get(got[1])), (0, None)) if got else (0, None)
+            yours = {'n': str(n + 1), 'got': repr(got), 'count': str(count), 'first': str(first)}
+            lesson = {'want': repr(want), 'count': str(steps[n][1]), 'first': str(steps[n][2])}
+            raise Wrong([['lesson_text_yours' if count else 'lesson_text_none', yours],
+                         ['lesson_text_lesson', lesson], ['look', {'where': 'look.most_frequent'}]])
+    if len(theirs) > len(ours):
+        raise Wrong([['lesson_text_more', {'got': str(len(theirs)), 'want': str(len(ours))}],
+                     ['look', {'where': 'look.early_stop'}]])
 
 
 def hand_made():
@@ -199,89 +260,97 @@ def hand_made():
 
 
 def rule_encode_unknown():
-    expect("encode('wCo😀')", hand_made().encode('wCo😀'), [3, 0, 2, 0],
-           'encode: self.chars.get(ch, 0)')
+    expect("encode('wCo😀')", hand_made().encode('wCo😀'), [3, 0, 2, 0], 'look.encode_unknown')
 
 
 def rule_encode_order():
     tok = hand_made()
     for text, want in [('low', [5]), ('lolow', [4, 5]), ('owl', [2, 3, 1])]:
-        expect(f'encode({text!r}) with merges lo, then low', tok.encode(text), want,
-               'encode: apply the merges in the order they were learned')
+        expect(f'encode({text!r})', tok.encode(text), want, 'look.encode_order')
 
 
 def rule_decode():
-    tok = hand_made()
-    expect('decode([5, 3, 0, 4])', tok.decode([5, 3, 0, 4]), 'loww\ufffdlo', 'decode: join the pieces')
+    expect('decode([5, 3, 0, 4])', hand_made().decode([5, 3, 0, 4]), 'loww\ufffdlo', 'look.decode')
 
 
 def rule_state():
     from tokenizer import BPE
     tok = BPE.train('the cat sat on the mat\n' * 2, 6)
     state = tok.state()
-    expect('sorted(state())', sorted(state), ['merges', 'vocab'], 'state')
+    expect('sorted(state())', sorted(state), ['merges', 'vocab'], 'look.state')
     again = BPE(**json.loads(json.dumps(state, ensure_ascii=False)))
     for text in ['the cat', 'mat\nthe', 'Cat!']:
-        expect(f'BPE(**state()).encode({text!r})', again.encode(text), tok.encode(text),
-               'BPE.__init__ and state: a saved tokenizer must encode the same')
+        expect(f'BPE(**state()).encode({text!r})', again.encode(text), tok.encode(text), 'look.state_again')
 
 
-def rule_hash_seed():
-    from tokenizer import BPE
-    tok = BPE.train(''.join(chr(0x61 + (n * 7) % 13) for n in range(300)) + '\nxyzzy plugh\n', 25)
-    return json.dumps(tok.state())
-
-
-def rule_train_txt():
-    from tokenizer import BPE
-    text = common.read_text(common.TRAIN)
-    count = common.read_merge_count()
-    tok = BPE.train(text, count)
-    vocab, steps = reference_steps(text, count)
-    theirs = [(tok.vocab[a], tok.vocab[b]) for (a, b), _ in tok.merges]
-    ours = [(vocab[a], vocab[b]) for (a, b), _, _, _ in steps]
-    for n, (want, got) in enumerate(zip(ours, theirs + [None] * len(ours))):  # the first that differs
-        if got != want:
-            found = steps[n][3]
-            ids = {piece: i for i, piece in enumerate(vocab)}
-            other = found.get((ids.get(got[0]), ids.get(got[1])), (0, None)) if got else None
-
-            def where(count, first):
-                return f'{count} times, first at token {first}' if first is not None else 'not a pair then'
-            return_lines = [f'merge {n + 1} on data/train.txt: yours {got!r}' +
-                            (f' ({where(*other)})' if got else ' (none)'),
-                            f'the lesson: {want!r} ({where(steps[n][1], steps[n][2])})',
-                            'look at: BPE.train, how the best pair is chosen']
-            raise Wrong(return_lines)
-    if len(theirs) > len(ours):
-        raise Wrong([f'{len(theirs)} merges on data/train.txt; the lesson stops after {len(ours)}',
-                     'look at: BPE.train, the early stop'])
-
-
-RULES = [  # (name, check) in the order the lesson teaches them
-    ('tokenizer.py imports and has merge and BPE', rule_imports),
-    ('merge copies the ids that are not the pair', rule_merge_copies),
-    ('merge replaces the pair left to right, without overlap: a a a -> aa a', rule_merge_replaces),
-    ('merge takes the pair as a list too, as JSON gives it back', rule_merge_list_pair),
-    ('the base vocabulary: id 0 is \\ufffd, then the sorted characters', rule_base_vocab),
-    ('a \\ufffd in the text is not added to the vocabulary twice', rule_unknown_once),
-    ('train(text, count) makes count merges', rule_count),
-    ('the most frequent pair is merged', rule_most_frequent),
-    ('on a tie, the pair that occurs first in the sequence wins', rule_ties),
-    ("a pair is never merged across '\\n', on either side", rule_newline),
-    ('a merge adds [[a, b], len(vocab)] and the piece vocab[a] + vocab[b]', rule_new_token),
-    ('training stops when the best pair occurs fewer than 2 times', rule_early_stop),
-    ('encode turns an unknown character into id 0', rule_encode_unknown),
-    ('encode applies the merges in the order they were learned', rule_encode_order),
-    ('decode joins the pieces of the ids', rule_decode),
-    ('BPE(**state()) rebuilds a tokenizer that encodes the same', rule_state),
-    ('the same text gives the same tokenizer under any PYTHONHASHSEED', rule_hash_seed),
-    ('the merges learned from data/train.txt are the lesson\'s', rule_train_txt),
+# (part, what must be typed for it to run, the rule) in the order the lesson teaches them; a rule's
+# words are 'rule.NAME' in the catalogs
+RULES = [
+    (0, set(), rule_imports),
+    (1, {'merge'}, rule_merge_copies),
+    (1, {'merge'}, rule_merge_replaces),
+    (1, {'merge'}, rule_merge_list_pair),
+    (2, {'BPE.__init__'}, rule_init),
+    (3, {'BPE.train'}, rule_base_vocab),
+    (3, {'BPE.train'}, rule_unknown_once),
+    (3, {'BPE.train'}, rule_count),
+    (3, {'BPE.train'}, rule_most_frequent),
+    (3, {'BPE.train'}, rule_ties),
+    (3, {'BPE.train'}, rule_newline),
+    (3, {'BPE.train'}, rule_new_token),
+    (3, {'BPE.train'}, rule_early_stop),
+    (3, {'BPE.train'}, rule_hash_seed),
+    (3, {'BPE.train'}, rule_lesson_text),
+    (4, {'BPE.encode'}, rule_encode_unknown),
+    (4, {'BPE.encode'}, rule_encode_order),
+    (5, {'BPE.decode'}, rule_decode),
+    (5, {'BPE.train', 'BPE.encode', 'BPE.state'}, rule_state),
 ]
-CHECKS = {check.__name__: check for _, check in RULES}
+CHECKS = {check.__name__: check for _, _, check in RULES}
+COMMAND_LINE = 'rule_command_line'  # part 6: python3 tokenizer.py, run by the parent
+PART_OF = {**{check.__name__: part for part, _, check in RULES}, COMMAND_LINE: 6}
+# where an error was raised, as the part of the lesson that typed that function
+PART_OF_FUNCTION = {'merge': 1, '__init__': 2, 'train': 3, 'encode': 4, 'decode': 5, 'state': 5,
+                    '<module>': 6}
+# the errors the catalogs say in words, as 'error.NAME'
+KNOWN_ERRORS = ['AttributeError', 'IndentationError', 'IndexError', 'KeyError', 'NameError', 'RecursionError',
+                'SyntaxError', 'TimeoutError', 'TypeError', 'UnboundLocalError', 'ValueError',
+                'ZeroDivisionError', 'MemoryError']
 
 
-def child(shown_file, *names):
+# What an error in the learner's code means, in words ------------------------------------------
+
+def explain(kind, detail, line=None, function=None):
+    """Lines that say what an exception (its type name and message) means and where it was."""
+    said = [['raised', {'error': f'{kind}: {detail}' if detail else kind or '?'}]]
+    if line:
+        said.append(['at_line', {'line': str(line), 'function': function}] if function else
+                    ['at_line_only', {'line': str(line)}])
+    if kind == 'TypeError' and 'train() missing 1 required positional argument' in detail:
+        said.append(['hint', {'text': 'hint.classmethod'}])
+        function = 'train'
+    elif kind == 'KeyError' and function == 'encode':
+        said.append(['hint', {'text': 'hint.chars_get'}])
+    elif kind in KNOWN_ERRORS:
+        said.append(['hint', {'text': f'error.{kind}'}])
+    if function in PART_OF_FUNCTION:
+        said.append(['look', {'where': f'part.{PART_OF_FUNCTION[function]}'}])
+    return said
+
+
+def explain_error(error):
+    """explain() for an exception raised in this process: the last place in tokenizer.py."""
+    mine = os.path.realpath('tokenizer.py')
+    if isinstance(error, SyntaxError) and os.path.realpath(error.filename or '') == mine:
+        return explain(type(error).__name__, error.msg, error.lineno, None)
+    frames = [f for f in traceback.extract_tb(error.__traceback__) if os.path.realpath(f.filename) == mine]
+    # the function, not the list comprehension inside it (Python before 3.12 names that <listcomp>)
+    named = [f.name for f in frames if not f.name.startswith('<')] or [None]
+    detail = f'{SECONDS} s' if isinstance(error, TimeoutError) else str(error)
+    return explain(type(error).__name__, detail, frames[-1].lineno if frames else None, named[-1])
+
+
+def child(*names):
     """Run rules in this process (the child), each with its own time limit, printing one
     answer a line: {"value": ...} when it holds, {"lines": [...]} when it does not."""
     def too_long(*_):
@@ -296,47 +365,50 @@ def child(shown_file, *names):
         signal.signal(signal.SIGALRM, too_long)
     stuck = False
     for name in names:
-        if stuck:  # the rules that follow call the same code: they would wait just as long
-            print(MARK + json.dumps({name: {'lines': [NOT_CHECKED]}}), flush=True)
+        if stuck:  # the rules that follow call the same code: they would fail or wait just as long
+            print(MARK + json.dumps({name: {'lines': NOT_CHECKED}}), flush=True)
             continue
         try:
             if timer:
                 signal.setitimer(signal.ITIMER_REAL, SECONDS)
             answer = {'value': CHECKS[name]()}
-        except TimeoutError:
-            answer = {'lines': [f'no answer in {SECONDS} s: a loop that never ends?']}
-            stuck = True
         except Wrong as e:
             answer = {'lines': e.args[0]}
-        except Exception as e:  # the learner's code failed: one line, pointing into their file
-            answer = {'lines': [raised(e, shown_file)]}
+        except BaseException as e:  # the learner's code failed: say what and where, in their file
+            if isinstance(e, KeyboardInterrupt):
+                raise
+            answer = {'lines': explain_error(e)}
+            stuck = isinstance(e, TimeoutError) or name == 'rule_imports'
         finally:
             if timer:
                 signal.setitimer(signal.ITIMER_REAL, 0)
-        if name == 'rule_imports' and 'lines' in answer:
-            stuck = True  # nothing else can be checked
         print(MARK + json.dumps({name: answer}), flush=True)
 
 
-def raised(error, shown_file):
-    """'TypeError: ... (tokenizer.py, line 12, in merge)': the last place in the learner's file."""
-    mine = str(Path('tokenizer.py').resolve())
-    frames = [f for f in traceback.extract_tb(error.__traceback__) if f.filename == mine]
-    if isinstance(error, SyntaxError) and error.filename == mine:
-        return f'SyntaxError: {error.msg} ({shown_file}, line {error.lineno})'
-    where = f' ({shown_file}, line {frames[-1].lineno}, in {frames[-1].name})' if frames else ''
-    return f'{type(error).__name__}: {error}{where}'
+# The parent: what is typed, the child processes, python3 tokenizer.py ---------------------------
+
+def typed_names(source):
+    """The names of the lesson's parts that the file has: 'merge', 'BPE', 'BPE.train', ...,
+    '__main__'. A SyntaxError when it does not parse."""
+    names = set()
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.FunctionDef):
+            names.add(node.name)
+        elif isinstance(node, ast.ClassDef):
+            names.add(node.name)
+            names.update(f'{node.name}.{item.name}' for item in node.body if isinstance(item, ast.FunctionDef))
+        elif isinstance(node, ast.If) and '__main__' in ast.dump(node.test):
+            names.add('__main__')
+    return names
 
 
-# The parent: one child process for each rule -------------------------------------------------
-
-def run_rules(folder, names, shown_file, seed='0'):
+def run_rules(folder, names, seed='0'):
     """{name: answer} for the rules, run in one child process in folder."""
     code = (f'import sys; sys.path.insert(1, {str(common.ROOT)!r}); '
             'from lab.selfcheck import child; child(*sys.argv[1:])')
     env = dict(os.environ, PYTHONHASHSEED=seed, PYTHONIOENCODING='utf-8', PYTHONDONTWRITEBYTECODE='1')
     try:
-        done = subprocess.run([sys.executable, '-c', code, shown_file, *names], cwd=folder, env=env,
+        done = subprocess.run([sys.executable, '-c', code, *names], cwd=folder, env=env,
                               capture_output=True, text=True, encoding='utf-8', errors='replace',
                               timeout=SECONDS * (len(names) + 1), stdin=subprocess.DEVNULL)
         out, err = done.stdout, done.stderr
@@ -347,92 +419,212 @@ def run_rules(folder, names, shown_file, seed='0'):
     for line in out.splitlines():
         if line.startswith(MARK):
             answers.update(json.loads(line[len(MARK):]))
-    last = (err.strip().splitlines() or ['it stopped'])[-1]
-    return {name: answers.get(name, {'lines': [f'the check could not finish: {last}']}) for name in names}
+    last = (err.strip().splitlines() or ['?'])[-1]
+    return {name: answers.get(name, {'lines': [['could_not_finish', {'last': last}]]}) for name in names}
 
 
-def check_command_line(folder, shown_file):
-    """python3 tokenizer.py in the copy: the two lines, and a tokenizer.json as the lesson's."""
-    text = common.read_text(folder / 'data' / 'train.txt')
-    vocab, steps = reference_steps(text, common.read_merge_count(folder / 'settings.json'))
-    prompt = [vocab.index(ch) if ch in vocab[:len(vocab) - len(steps)] else 0 for ch in 'Q: hi\nA: ']
-    for (pair, *_), new in zip(steps, range(len(vocab) - len(steps), len(vocab))):
-        prompt = reference_merge(prompt, pair, new)
-    want = f'vocab: {len(vocab)} merges: {len(steps)}\nroundtrip: OK {prompt}\n'
-    (folder / 'data' / 'tokenizer.json').unlink(missing_ok=True)
+def error_in_output(stderr, folder):
+    """explain() for the traceback python3 tokenizer.py printed, with the line in tokenizer.py."""
+    lines = stderr.strip().splitlines() or ['?']
+    at = re.findall(r'File "(?:[^"]*[/\\])?tokenizer\.py", line (\d+), in (\S+)', stderr)
+    kind, _, detail = lines[-1].partition(': ')
+    if not re.fullmatch(r'[A-Za-z_.]*(Error|Exception|Interrupt|Exit)', kind):
+        kind, detail = '', lines[-1].replace(str(folder) + os.sep, '')
+    return explain(kind.rsplit('.', 1)[-1], detail, *(at[-1] if at else (None, None)))
+
+
+def check_command_line(folder):
+    """python3 tokenizer.py in folder, with the lesson's defaults: its lines among what it prints,
+    in order, and a data/tokenizer.json as the lesson's. None when it holds, else the lines."""
+    saved = folder / 'data' / 'tokenizer.json'
+    saved.unlink(missing_ok=True)
     try:
         done = subprocess.run([sys.executable, 'tokenizer.py'], cwd=folder, capture_output=True, text=True,
                               encoding='utf-8', errors='replace', timeout=SECONDS * 2,
                               env=dict(os.environ, PYTHONIOENCODING='utf-8'), stdin=subprocess.DEVNULL)
     except subprocess.TimeoutExpired:
-        return [f'python3 {shown_file} gave no answer in {SECONDS * 2} s']
+        return explain('TimeoutError', f'{SECONDS * 2} s')
     if done.returncode:
-        return [f'python3 {shown_file} failed: {(done.stderr.strip().splitlines() or ["no message"])[-1]}']
-    if done.stdout.splitlines()[:2] != want.splitlines():
-        return [f'python3 {shown_file} printed {done.stdout.splitlines()[:2]!r}',
-                f'the lesson: {want.splitlines()!r}', 'look at: the end of your file']
-    saved = folder / 'data' / 'tokenizer.json'
+        return [['command_failed', {}], *error_in_output(done.stderr, folder)]
+    want = lesson_lines()
+    if not common.has_lines(done.stdout, want):
+        printed = [common.shown(line) for line in done.stdout.splitlines()[:4]]
+        return [['command_printed', {'got': repr(printed)}], ['lesson', {'want': repr(want)}],
+                ['look', {'where': 'look.command_print'}]]
     if not saved.exists():
-        return ['no data/tokenizer.json was written', "look at: json.dumps(tok.state(), ensure_ascii=False)"]
-    raw = saved.read_text(encoding='utf-8')
-    state = json.loads(raw)
-    if sorted(state) != ['merges', 'vocab'] or UNKNOWN not in raw:
-        return ['data/tokenizer.json must hold exactly vocab and merges, with non-ASCII as itself',
-                "look at: json.dumps(tok.state(), ensure_ascii=False)"]
+        return [['no_tokenizer_json', {}], ['look', {'where': 'look.command_save'}]]
+    raw = saved.read_text(encoding='utf-8', errors='replace')
+    try:
+        state = json.loads(raw)
+    except ValueError:
+        state = None
+    if not isinstance(state, dict) or sorted(state) != ['merges', 'vocab'] or UNKNOWN not in raw:
+        return [['tokenizer_json_keys', {}], ['look', {'where': 'look.command_save'}]]
     return None
 
 
 def copy_for_check(file, folder):
-    """A folder with the file as tokenizer.py beside the project's settings.json and data."""
+    """A folder with the file as tokenizer.py beside the lesson's settings.json and data/train.txt."""
     shutil.copy(file, folder / 'tokenizer.py')
-    (folder / 'data').mkdir()
-    for part in ['settings.json', 'data/train.txt']:
-        shutil.copy(common.ROOT / part, folder / part)
+    (folder / 'data').mkdir(exist_ok=True)
+    (folder / 'settings.json').write_text(json.dumps({'merges': LESSON_MERGES}), encoding='utf-8')
+    (folder / 'data' / 'train.txt').write_text(LESSON_TEXT, encoding='utf-8')
 
 
-def report(name, problem):
-    if problem == [NOT_CHECKED]:
-        print(f'--      {name}'[:80])
-        return
-    print(f'OK      {name}'[:80] if not problem else f'FAILED  {name}'[:80])
-    for line in problem or []:  # wrapped, not cut: the end of a line may be what matters
-        print(textwrap.fill(common.shown(line), 80, initial_indent=' ' * 10, subsequent_indent=' ' * 12,
-                            break_on_hyphens=False))
-
-
-def main():
-    parser = common.parser(__doc__)
-    parser.add_argument('file', nargs='?', type=Path, default=common.ROOT / 'tokenizer.py', metavar='FILE',
-                        help='the tokenizer.py to check (default: tokenizer.py)')
-    path = parser.parse_args().file
-    common.read_text(path, 'give the tokenizer.py you typed')
-    shown_file = common.shown(path.name)
+def check(path):
+    """{rule name: None when it holds, 'todo' when its part is not typed, or its lines}."""
+    source = common.read_text(path, 'give the tokenizer.py you typed')
+    try:
+        typed = typed_names(source)
+    except (SyntaxError, ValueError):
+        typed = None  # the child's import reports where
+    runnable = [check.__name__ for _, needs, check in RULES if typed is not None and needs <= typed]
+    answers = {name: TODO for name in PART_OF}
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         copy_for_check(path, folder)
-        print(f'checking {shown_file} against the lesson\'s rules, in the order it teaches them\n')
         with concurrent.futures.ThreadPoolExecutor(3) as pool:  # three processes, side by side
-            again = pool.submit(run_rules, folder, ['rule_imports', 'rule_hash_seed'], shown_file, '12345')
-            command_line = pool.submit(check_command_line, folder, shown_file)
-            answers = run_rules(folder, [check.__name__ for _, check in RULES], shown_file)
-            problems = [answers[check.__name__].get('lines') for _, check in RULES]
-            seeded = [check for _, check in RULES].index(rule_hash_seed)
-            if not problems[seeded] and again.result()['rule_hash_seed'] != answers['rule_hash_seed']:
-                problems[seeded] = ['PYTHONHASHSEED=0 and =12345 learned other merges',
-                                    'look at: BPE.train, a set or a dict used where order matters']
-            stuck = any(NOT_CHECKED in (problem or []) for problem in problems)
-            problems.append([NOT_CHECKED] if stuck else command_line.result())
-    command = f"python3 {shown_file} prints the lesson's two lines, saves tokenizer.json"
-    names = [name for name, _ in RULES] + [command]
-    for name, problem in zip(names, problems):
-        report(name, problem)
-    unchecked = sum(problem == [NOT_CHECKED] for problem in problems)
-    failed = sum(bool(problem) for problem in problems) - unchecked
-    print(f'\n{len(names) - failed - unchecked} of {len(names)} rules hold'
-          + (f', {unchecked} not checked' if unchecked else ''))
+            again = pool.submit(run_rules, folder, ['rule_imports', 'rule_hash_seed'], '12345') \
+                if 'rule_hash_seed' in runnable else None
+            command_line = pool.submit(check_command_line, folder) \
+                if typed is not None and '__main__' in typed else None
+            found = run_rules(folder, runnable or ['rule_imports'])
+            for name, answer in found.items():
+                answers[name] = answer.get('lines')
+            if again and not answers['rule_hash_seed'] and \
+                    again.result()['rule_hash_seed'] != found['rule_hash_seed']:
+                answers['rule_hash_seed'] = [['hash_seed', {}], ['look', {'where': 'look.hash_seed'}]]
+            if typed is None:
+                answers = {name: answer if name == 'rule_imports' else NOT_CHECKED
+                           for name, answer in answers.items()}
+            elif command_line:
+                stuck = any(answer == NOT_CHECKED for answer in answers.values())
+                answers[COMMAND_LINE] = NOT_CHECKED if stuck else command_line.result()
+    return answers
+
+
+# Showing the answers, in the learner's language -------------------------------------------------
+
+def language(argv, environ):
+    """'ko' or 'en': --lang when given, else the locale as gettext reads it."""
+    for n, arg in enumerate(argv):
+        if arg.startswith('--lang='):
+            return arg.split('=', 1)[1]
+        if arg == '--lang' and n + 1 < len(argv):
+            return argv[n + 1]
+    for name in ['LANGUAGE', 'LC_ALL', 'LC_MESSAGES', 'LANG']:
+        if environ.get(name):
+            return 'ko' if environ[name].startswith('ko') else 'en'
+    return 'en'
+
+
+def catalog(lang):
+    """The tutor's words in one language, from lab/locale/LANG.json; a list is lines of text."""
+    words = json.loads((LOCALE / f'{lang}.json').read_text(encoding='utf-8'))
+    return {key: '\n'.join(value) if isinstance(value, list) else value for key, value in words.items()}
+
+
+def render(words, key, fields):
+    """One message: its text in the catalog, the fields filled in (a field that names another
+    message, as 'look.merge_step' does, is that message's text)."""
+    filled = {name: words[value] if name in ('where', 'text') else value for name, value in fields.items()}
+    return words[key].format(**filled)
+
+
+def report(words, answers, shown_file):
+    """The lines a person reads, part by part, and the exit status."""
+    out = [render(words, 'heading', {'file': shown_file}), '']
+    for part, _ in PARTS:
+        names = [name for name, its in PART_OF.items() if its == part]
+        title = render(words, 'part_title', {'n': str(part), 'title': words[f'part.{part}']})
+        for marker, answer in [('TODO', TODO), ('--', NOT_CHECKED)]:
+            if names and all(answers[name] == answer for name in names):  # the part on one line
+                out.append(common.fill(title, f'{marker:<8}', ' ' * 8))
+                break
+        else:
+            out.append(title)
+            before = None
+            for name in names:
+                same = answers[name] == before and before not in (None, TODO, NOT_CHECKED)
+                out += rule_lines(words, name, [['same_as_above', {}]] if same else answers[name], shown_file)
+                before = answers[name]
+    held = sum(answer is None for answer in answers.values())
+    typed = sum(answer != TODO for answer in answers.values())
+    failed = [name for name, answer in answers.items() if answer not in (None, TODO, NOT_CHECKED)]
+    todo = sorted({PART_OF[name] for name, answer in answers.items() if answer == TODO})
+    out += ['', render(words, 'summary', {'held': str(held), 'typed': str(typed)})]
     if failed:
-        raise ValueError(f'{failed} rule{"s" * (failed > 1)} of the lesson do{"es" * (failed == 1)} not hold '
-                         f'in {shown_file}; fix the first that FAILED first')
+        out.append(common.fill(render(words, 'fix_first', {'rule': words[f'rule.{failed[0]}']}), '', '  '))
+        return out, 1
+    if todo:
+        out.append(render(words, 'next_part', {'n': str(todo[0]), 'title': words[f'part.{todo[0]}']}))
+        return out, EXIT_NOT_TYPED
+    out.append(words['all_hold'])
+    return out, 0
+
+
+def rule_lines(words, name, answer, shown_file):
+    """'OK', 'FAILED' with its lines, '--' or 'TODO', then the rule, within 80 columns."""
+    marker = ('OK' if answer is None else 'TODO' if answer == TODO else '--' if answer == NOT_CHECKED
+              else 'FAILED')
+    lines = [common.fill(words[f'rule.{name}'], f'{marker:<8}', ' ' * 8)]
+    for key, fields in answer if marker == 'FAILED' else []:
+        text = common.shown(render(words, key, dict(fields, file=shown_file)))
+        lines.append(common.fill(text, ' ' * 10, ' ' * 12))
+    return lines
+
+
+def parser(words):
+    """The command line, in the learner's language: --help is the catalog's own text."""
+    parse = argparse.ArgumentParser(prog='python3 -m lab.selfcheck', usage=words['usage'], add_help=False)
+    parse.add_argument('file', nargs='?', type=Path, default=common.ROOT / 'tokenizer.py', metavar='FILE')
+    parse.add_argument('--watch', action='store_true')
+    parse.add_argument('--lang', choices=['en', 'ko'])
+    parse.add_argument('-h', '--help', action='store_true')
+    return parse
+
+
+def run_once(path, words, shown_file):
+    lines, status = report(words, check(path), shown_file)
+    print('\n'.join(lines), flush=True)
+    return status
+
+
+def watch(path, words, shown_file):
+    """Check again each time the file is saved, until Ctrl-C: on a terminal the screen is drawn
+    anew, elsewhere each run is printed once."""
+    seen = None
+    while True:
+        try:
+            info = os.stat(path)
+            now = (info.st_mtime_ns, info.st_size)
+        except OSError:
+            now = None
+        if now != seen:
+            seen = now
+            if sys.stdout.isatty():
+                print('\x1b[H\x1b[2J', end='')  # to the top left, then clear the screen
+            try:
+                run_once(path, words, shown_file)
+            except ValueError as e:  # a file being saved may be empty or missing for a moment
+                print(common.shown(str(e)), flush=True)
+            print(words['watching'], flush=True)
+        time.sleep(0.5)  # twice a second: quick enough to feel instant, idle otherwise
+
+
+def main():
+    lang = language(sys.argv[1:], os.environ)
+    words = catalog(lang if lang in ('en', 'ko') else 'en')
+    args = parser(words).parse_args()
+    if args.help:
+        print(words['help'])
+        return
+    shown_file = common.shown(args.file.name)
+    if args.watch:
+        watch(args.file, words, shown_file)
+    status = run_once(args.file, words, shown_file)
+    if status:
+        sys.exit(status)
 
 
 if __name__ == '__main__':

@@ -6,6 +6,7 @@ a save that is all or nothing, library calls that refuse what they cannot handle
 working from another folder, and the lesson labs' hints and errors.
 """
 import enum
+import io
 import json
 import os
 import random
@@ -13,7 +14,9 @@ import signal
 import subprocess
 import sys
 import time
+import tokenize
 import unittest
+from pathlib import Path
 from unittest import mock
 
 import tokenizer
@@ -270,6 +273,43 @@ class FromAnotherFolderTest(unittest.TestCase):
         elsewhere = run(root, '-m', 'tokenizer', cwd=root.parent, env={'PYTHONPATH': str(installed)})
         self.assertEqual(elsewhere.returncode, 1)
         self.assertNotIn('site-packages', elsewhere.stderr)
+
+
+def without_checks(source):
+    """source less every line whose comment starts with 'check' and, where such a line's code
+    ends with ':', the block indented under it: what a learner who skips the checks types."""
+    marked = {}  # line number: whether its code opens a block
+    for token in tokenize.generate_tokens(io.StringIO(source).readline):
+        if token.type == tokenize.COMMENT and token.string.lstrip('#').strip().startswith('check'):
+            marked[token.start[0]] = token.line[:token.start[1]].rstrip().endswith(':')
+    kept, block = [], None  # block: the indent of a deleted line whose block is deleted too
+    for number, line in enumerate(source.splitlines(keepends=True), 1):
+        indent = len(line) - len(line.lstrip())
+        if block is not None and (not line.strip() or indent > block):
+            if not line.strip():
+                kept.append(line)
+            continue
+        block = indent if marked.get(number) else None
+        if number not in marked:
+            kept.append(line)
+    return ''.join(kept)
+
+
+class CheckLinesTest(unittest.TestCase):
+    def test_the_lines_marked_check_may_be_skipped(self):
+        root = copy_project(self)
+        source = (root / 'tokenizer.py').read_text(encoding='utf-8')
+        typed = without_checks(source)
+        self.assertLess(len(typed.splitlines()), len(source.splitlines()) - 20)  # it did delete
+        (root / 'tokenizer.py').write_text(typed, encoding='utf-8')
+        done = run(root, 'tokenizer.py')
+        self.assertEqual((done.returncode, done.stdout),
+                         (0, 'vocab: 40 merges: 12\nroundtrip: OK [29, 13, 14, 1, 30]\n'), done.stderr)
+        tutor = run(root, '-m', 'lab.selfcheck', '--lang', 'en')
+        self.assertEqual(tutor.returncode, 0, tutor.stdout)
+
+    def test_tokenizer_py_stays_typeable(self):
+        self.assertLessEqual(len(Path(tokenizer.__file__).read_text(encoding='utf-8').splitlines()), 140)
 
 
 class LessonLabsExtrasTest(unittest.TestCase):

@@ -1,54 +1,67 @@
-"""lab.selfcheck catches every rule of the lesson broken on its own, and names it first."""
+"""lab.selfcheck, the tutor: it follows a learner typing tokenizer.py part by part, catches
+every rule of the lesson broken on its own, names it first, and says it in their language."""
 import concurrent.futures
+import json
+import os
+import re
+import signal
+import string
+import subprocess
+import sys
 import tempfile
+import time
 import unittest
 from pathlib import Path
 
-from lab import selfcheck
+from lab import common, selfcheck
 from tests.project import LESSON_FILES, copy_project, run
 
 LESSON = (LESSON_FILES / 'tokenizer.py').read_text(encoding='utf-8')
-# (a typing mistake as a change to the lesson-style file, the rule its first FAILED must name)
+# (a typing mistake as a change to the lesson-style file, the rule its first FAILED must be)
 MISTAKES = [
-    ('            i += 2', '            i += 1', 'merge replaces the pair left to right'),
-    ('    while i < len(ids):', '    while i < len(ids) - 1:', 'merge copies the ids'),
-    ('tuple(ids[i:i + 2]) == tuple(pair)', 'tuple(ids[i:i + 2]) == pair', 'merge takes the pair as a list'),
-    ("sorted(set(text) - {'\\ufffd'})", "list(set(text) - {'\\ufffd'})", 'the base vocabulary'),
-    ("['\\ufffd'] + sorted(set(text) - {'\\ufffd'})", "['\\ufffd'] + sorted(set(text))",
-     'not added to the vocabulary twice'),
-    ('for _ in range(count):', 'for _ in range(count - 1):', 'makes count merges'),
-    ('pairs.most_common(1)[0]', 'max(pairs.items())', 'the most frequent pair'),
-    ('pairs.most_common(1)[0]', 'sorted(pairs.items(), key=lambda kv: kv[1])[-1]', 'on a tie'),
-    ("if '\\n' not in vocab[p[0]] + vocab[p[1]]", "if vocab[p[1]] != '\\n'", "never merged across '\\n'"),
-    ("if '\\n' not in vocab[p[0]] + vocab[p[1]]", "if vocab[p[0]] != '\\n'", "never merged across '\\n'"),
-    ('if n < 2:', 'if n <= 2:', 'training stops when'),
+    ('            i += 2', '            i += 1', 'rule_merge_replaces'),
+    ('    while i < len(ids):', '    while i < len(ids) - 1:', 'rule_merge_copies'),
+    ('tuple(ids[i:i + 2]) == tuple(pair)', 'tuple(ids[i:i + 2]) == pair', 'rule_merge_list_pair'),
+    ('self.merges = merges', 'self.merges = []', 'rule_init'),
+    ('if len(t) == 1}', 'if len(t) >= 1}', 'rule_init'),
+    ("sorted(set(text) - {'\\ufffd'})", "list(set(text) - {'\\ufffd'})", 'rule_base_vocab'),
+    ("['\\ufffd'] + sorted(set(text) - {'\\ufffd'})", "['\\ufffd'] + sorted(set(text))", 'rule_unknown_once'),
+    ('for _ in range(count):', 'for _ in range(count - 1):', 'rule_count'),
+    ('pairs.most_common(1)[0]', 'max(pairs.items())', 'rule_most_frequent'),
+    ('pairs.most_common(1)[0]', 'sorted(pairs.items(), key=lambda kv: kv[1])[-1]', 'rule_ties'),
+    ("if '\\n' not in vocab[p[0]] + vocab[p[1]]", "if vocab[p[1]] != '\\n'", 'rule_newline'),
+    ("if '\\n' not in vocab[p[0]] + vocab[p[1]]", "if vocab[p[0]] != '\\n'", 'rule_newline'),
+    ('if n < 2:', 'if n <= 2:', 'rule_early_stop'),
     ('vocab.append(vocab[pair[0]] + vocab[pair[1]])', 'vocab.append(vocab[pair[1]] + vocab[pair[0]])',
-     'a merge adds'),
-    ('self.chars.get(c, 0)', 'self.chars.get(c, 1)', 'encode turns an unknown character into id 0'),
-    ('for pair, new_id in self.merges:', 'for pair, new_id in reversed(self.merges):',
-     'encode applies the merges in the order'),
-    ("''.join(self.vocab[i] for i in ids)", "''.join(self.vocab[i] for i in reversed(ids))", 'decode joins'),
+     'rule_new_token'),
+    ('self.chars.get(c, 0)', 'self.chars.get(c, 1)', 'rule_encode_unknown'),
+    ('for pair, new_id in self.merges:', 'for pair, new_id in reversed(self.merges):', 'rule_encode_order'),
+    ("''.join(self.vocab[i] for i in ids)", "''.join(self.vocab[i] for i in reversed(ids))", 'rule_decode'),
     ("{'vocab': self.vocab, 'merges': self.merges}", "{'vocab': self.vocab, 'merges': self.merges[:1]}",
-     'BPE(**state())'),
-    ('ensure_ascii=False', 'ensure_ascii=True', "prints the lesson's two lines"),
-    ('            i += 1\n    return out', '            i += 0\n    return out', 'merge copies the ids'),
+     'rule_state'),
+    ('ensure_ascii=False', 'ensure_ascii=True', 'rule_command_line'),
+    ("print('roundtrip: OK',", "print('roundtrip:',", 'rule_command_line'),
 ]
+# where a learner stops typing, part by part: (the line that starts the next part, its number)
+PART_STARTS = [('class BPE:', 2), ('    @classmethod', 3), ('    def encode', 4), ('    def decode', 5),
+               ("if __name__ == '__main__':", 6)]
+
+
+def checked(text):
+    """selfcheck's answers for a tokenizer.py holding text: {rule: None, 'todo' or its lines}."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / 'typed.py'
+        path.write_text(text, encoding='utf-8')
+        return selfcheck.check(path)
 
 
 def first_failing_rule(text):
-    """The name of the first rule that lab.selfcheck finds broken in a tokenizer.py holding text:
-    its rules, run in a child process as the command runs them, then python3 tokenizer.py."""
-    with tempfile.TemporaryDirectory() as tmp:
-        folder = Path(tmp)
-        (folder / 'typed.py').write_text(text, encoding='utf-8')
-        selfcheck.copy_for_check(folder / 'typed.py', folder)
-        answers = selfcheck.run_rules(folder, [check.__name__ for _, check in selfcheck.RULES], 'typed.py')
-        broken = [name for name, check in selfcheck.RULES if 'lines' in answers[check.__name__]]
-        if broken:
-            return broken[0]
-        if selfcheck.check_command_line(folder, 'typed.py'):
-            return "python3 tokenizer.py prints the lesson's two lines"
-        return None
+    answers = checked(text)
+    return next((name for name in selfcheck.PART_OF if answers[name] not in (None, selfcheck.TODO)), None)
+
+
+def wider_than_80(text):
+    return [line for line in text.splitlines() if common.width(line) > 80]
 
 
 class SelfcheckTest(unittest.TestCase):
@@ -56,14 +69,15 @@ class SelfcheckTest(unittest.TestCase):
     def setUpClass(cls):
         cls.root = copy_project(cls)
 
-    def check(self, text, name='typed.py'):
+    def check(self, text, *args, name='typed.py', env=None):
         (self.root / name).write_text(text, encoding='utf-8')
-        return run(self.root, '-m', 'lab.selfcheck', name, timeout=60)
+        return run(self.root, '-m', 'lab.selfcheck', name, *args, timeout=60, env={'LANG': 'C', **(env or {})})
 
     def test_a_file_that_follows_the_lesson_passes_every_rule(self):
         done = self.check(LESSON)
         self.assertEqual(done.returncode, 0, done.stdout)
         self.assertNotIn('FAILED', done.stdout)
+        self.assertNotIn('TODO', done.stdout)
 
     def test_each_mistake_is_caught_and_its_rule_is_the_first_fail(self):
         with concurrent.futures.ThreadPoolExecutor(2) as pool:  # each is one short process
@@ -72,18 +86,158 @@ class SelfcheckTest(unittest.TestCase):
         for (old, new, rule), first in zip(MISTAKES, results):
             with self.subTest(new):
                 self.assertIn(old, LESSON)
-                self.assertIn(rule, first)
+                self.assertEqual(first, rule)
 
-    def test_an_error_in_the_learners_code_names_its_line(self):
+    def test_parts_not_typed_yet_are_todo_not_failed_and_exit_3(self):
+        for start, part in PART_STARTS:
+            with self.subTest(part=part):
+                done = self.check(LESSON[:LESSON.index(start)])
+                self.assertEqual(done.returncode, selfcheck.EXIT_NOT_TYPED, done.stdout)
+                self.assertNotIn('FAILED', done.stdout)
+                self.assertIn(f'TODO    {part}. ', done.stdout)
+                title = json.loads((common.ROOT / 'lab/locale/en.json').read_text(encoding='utf-8'))[f'part.{part}']
+                self.assertEqual(done.stdout.splitlines()[-1], f'next: type part {part}, {title}')
+
+    def test_a_part_typed_and_wrong_fails_even_when_later_parts_are_missing(self):
+        typed = LESSON[:LESSON.index('    def encode')].replace('if n < 2:', 'if n <= 2:')
+        done = self.check(typed)
+        self.assertEqual(done.returncode, 1, done.stdout)
+        self.assertIn('TODO    4. ', done.stdout)
+
+    def test_a_file_cut_in_the_middle_of_a_line_names_the_line(self):
+        cut = LESSON[:LESSON.index('    def decode')] + '    def decode(self, ids):\n        return "".join(\n'
+        done = self.check(cut)
+        self.assertEqual(done.returncode, 1, done.stdout)
+        self.assertIn('SyntaxError', done.stdout)
+        self.assertIn(f'line {cut.count(chr(10))}', done.stdout)  # the open bracket's line, wording aside
+        self.assertEqual([line[:8] for line in done.stdout.splitlines() if line.startswith('FAILED')], ['FAILED  '])
+
+    def test_an_error_in_the_learners_code_names_its_line_and_function(self):
         done = self.check(LESSON.replace('    out, i = [], 0', '    out, i = [], 0\n    i = ids[99]'))
-        self.assertIn('IndexError: list index out of range (typed.py, line 8, in merge)', done.stdout)
+        self.assertIn('IndexError: list index out of range', done.stdout)
+        self.assertIn('in typed.py, line 8, in merge', done.stdout)
+        self.assertIn('look at: merge', done.stdout)
 
-    def test_a_file_that_does_not_import_is_one_fail(self):
-        done = self.check(LESSON.replace('class BPE:', 'class BPE'))
+    def test_common_mistakes_get_a_hint_of_their_own(self):
+        words = selfcheck.catalog('en')
+        cases = [(LESSON.replace('    @classmethod\n', ''), 'hint.classmethod'),
+                 (LESSON.replace('self.chars.get(c, 0)', 'self.chars[c]'), 'hint.chars_get'),
+                 (LESSON.replace('new_id = len(vocab)', 'new_idx = len(vocab)'), 'error.NameError'),
+                 (LESSON.replace('tuple(ids[i:i + 2]) == tuple(pair)', 'ids[i:i + 2] == pair'),
+                  'look.merge_list_tuple'),
+                 (LESSON.replace('    out, i = [], 0', '    return merge(ids, pair, new_id)'),
+                  'error.RecursionError'),
+                 (LESSON.replace('            i += 1\n    return out', '            i += 0\n    return out'),
+                  'error.TimeoutError')]
+        with concurrent.futures.ThreadPoolExecutor(2) as pool:
+            done = list(pool.map(lambda case: self.check(case[0], name=f'hint{case[1]}.py'), cases))
+        for (_, hint), result in zip(cases, done):
+            with self.subTest(hint):
+                self.assertEqual(result.returncode, 1)
+                shown = ' '.join(result.stdout.split())  # as one line: the hint may be wrapped
+                self.assertIn(words[hint], shown)
+
+    def test_the_learners_own_text_and_settings_are_not_used(self):
+        root = copy_project(self)
+        (root / 'data' / 'train.txt').write_text('Q: my own text\nA: yes\n' * 60_000, encoding='utf-8')
+        (root / 'settings.json').write_text('{"merges": 200')  # not even JSON
+        (root / 'typed.py').write_text(LESSON, encoding='utf-8')
+        started = time.monotonic()
+        done = run(root, '-m', 'lab.selfcheck', 'typed.py', env={'LANG': 'C'})
+        self.assertEqual(done.returncode, 0, done.stdout)
+        self.assertLess(time.monotonic() - started, 20)  # a few seconds: nothing trains on the 1 MB
+
+    def test_prints_in_the_learners_file_are_allowed(self):
+        done = self.check(LESSON.replace('import json', 'import json\nprint("hello from tokenizer.py")')
+                          + "    print('saved data/tokenizer.json')\n")
+        self.assertEqual(done.returncode, 0, done.stdout)
+
+    def test_a_failing_command_line_names_the_file_not_a_temporary_folder(self):
+        done = self.check(LESSON.replace("print('vocab:'", "print(undefined_name, 'vocab:'"))
         self.assertEqual(done.returncode, 1)
-        self.assertIn("SyntaxError: expected ':' (typed.py, line 18)", done.stdout)
-        self.assertEqual(done.stdout.count('FAILED'), 1)
-        self.assertIn('1 rule of the lesson does not hold', done.stderr)
+        self.assertIn("NameError: name 'undefined_name' is not defined", done.stdout)
+        self.assertIn('typed.py, line', done.stdout)
+        self.assertNotIn(tempfile.gettempdir(), done.stdout)
+
+    def test_korean_from_the_locale_as_gettext_reads_it_or_from_lang(self):
+        ko, en = (selfcheck.render(selfcheck.catalog(lang), 'heading', {'file': 'typed.py'}) for lang in ['ko', 'en'])
+        for env, args, language in [({'LANG': 'ko_KR.UTF-8'}, [], ko), ({'LC_ALL': 'ko_KR.UTF-8'}, [], ko),
+                                    ({'LANGUAGE': 'en', 'LANG': 'ko_KR.UTF-8'}, [], en),
+                                    ({'LANGUAGE': '', 'LANG': 'ko_KR.UTF-8'}, [], ko),
+                                    ({'LANG': 'ko_KR.UTF-8'}, ['--lang', 'en'], en),
+                                    ({'LANG': 'C'}, ['--lang', 'ko'], ko)]:
+            with self.subTest(env=env, args=args):
+                done = self.check(LESSON, *args, env={'LANGUAGE': '', 'LC_ALL': '', 'LC_MESSAGES': '', **env})
+                self.assertEqual(done.stdout.splitlines()[0], language)
+
+    def test_the_markers_are_the_same_in_both_languages(self):
+        typed = LESSON[:LESSON.index('    def encode')].replace('if n < 2:', 'if n <= 2:')
+        markers = [[line[:8] for line in self.check(typed, '--lang', lang).stdout.splitlines()
+                    if line[:8].rstrip() in ('OK', 'FAILED', 'TODO', '--')] for lang in ['en', 'ko']]
+        self.assertEqual(markers[0], markers[1])
+        self.assertIn('FAILED  ', markers[0])
+
+    def test_every_line_fits_80_columns_in_both_languages_failures_too(self):
+        typed = [LESSON.replace('    @classmethod\n', ''),
+                 LESSON.replace('tuple(ids[i:i + 2]) == tuple(pair)', 'ids[i:i + 2] == pair'),
+                 LESSON.replace("print('vocab:'", "print(undefined_name, 'vocab:'")]
+        for lang in ['en', 'ko']:
+            for n, text in enumerate(typed):
+                with self.subTest(lang=lang, file=n):
+                    done = self.check(text, '--lang', lang)
+                    self.assertEqual(wider_than_80(done.stdout + done.stderr), [])
+            with self.subTest(lang=lang, help=True):
+                self.assertEqual(wider_than_80(self.check(LESSON, '--help', '--lang', lang).stdout), [])
+
+    def test_help_says_what_each_exit_status_means(self):
+        for lang in ['en', 'ko']:
+            with self.subTest(lang):
+                shown = ' '.join(self.check(LESSON, '--help', '--lang', lang).stdout.split())
+                for status in ['0', '1', '3']:
+                    self.assertIn(status, shown[shown.index('--help'):])
+
+    @unittest.skipUnless(hasattr(signal, 'SIGINT') and os.name == 'posix', 'needs POSIX signals')
+    def test_watch_checks_again_when_the_file_is_saved_and_ctrl_c_ends_it(self):
+        path = self.root / 'watched.py'
+        path.write_text(LESSON[:LESSON.index('class BPE:')], encoding='utf-8')
+        process = subprocess.Popen([sys.executable, '-m', 'lab.selfcheck', 'watched.py', '--watch', '--lang', 'en'],
+                                   cwd=self.root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                   env=dict(os.environ, PYTHONIOENCODING='utf-8'))
+        seen = []
+        watching = selfcheck.catalog('en')['watching']
+        for saved in [LESSON[:LESSON.index('    def encode')], LESSON]:
+            while watching not in seen[-1:]:  # the run before this save has ended
+                seen.append(process.stdout.readline().rstrip('\n'))
+            time.sleep(0.05)
+            path.write_text(saved, encoding='utf-8')
+            seen.append(process.stdout.readline().rstrip('\n'))
+        while watching not in seen[-1:]:
+            seen.append(process.stdout.readline().rstrip('\n'))
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=30)
+        nexts = [line for line in seen if line.startswith('next: type part')]
+        self.assertEqual([line.split(',')[0] for line in nexts], ['next: type part 2', 'next: type part 4'])
+        self.assertIn(selfcheck.catalog('en')['all_hold'], seen)
+        self.assertEqual((process.returncode, err), (130, 'lab.selfcheck: interrupted\n'))
+
+
+class CatalogTest(unittest.TestCase):
+    def test_every_message_exists_in_both_languages_with_the_same_fields(self):
+        en, ko = selfcheck.catalog('en'), selfcheck.catalog('ko')
+        self.assertEqual(sorted(en), sorted(ko))
+        for key in en:
+            with self.subTest(key):
+                fields = [sorted({f for _, f, _, _ in string.Formatter().parse(words[key]) if f})
+                          for words in (en, ko)]
+                self.assertEqual(fields[0], fields[1])
+
+    def test_every_rule_part_and_error_has_its_words(self):
+        en = selfcheck.catalog('en')
+        keys = ([f'rule.{name}' for name in selfcheck.PART_OF] + [f'part.{part}' for part, _ in selfcheck.PARTS]
+                + [f'error.{kind}' for kind in selfcheck.KNOWN_ERRORS])
+        source = (common.ROOT / 'lab' / 'selfcheck.py').read_text(encoding='utf-8')
+        keys += re.findall(r"'((?:look|hint)\.\w+)'", source)
+        self.assertEqual([key for key in keys if key not in en], [])
 
 
 if __name__ == '__main__':
