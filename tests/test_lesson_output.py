@@ -2,6 +2,7 @@
 import json
 import unittest
 
+from lab.common import has_lines
 from tests.project import ROOT, TEXT, copy_project, run
 from tokenizer import BPE
 
@@ -56,9 +57,11 @@ class LessonOutputTest(unittest.TestCase):
     """Each command runs in a fresh copy of the project, as a learner would run it."""
 
     def assert_prints(self, root, args, name):
+        """The lesson's lines are among what it prints, whole and in order: a learner's tokenizer.py
+        may print more (the project's own prints exactly them: ../shared's check and test_beyond_lesson)."""
         done = run(root, *args)
         self.assertEqual(done.returncode, 0, done.stderr)
-        self.assertEqual(done.stdout, LESSON[name])
+        self.assertTrue(has_lines(done.stdout, LESSON[name].splitlines()), done.stdout)
         self.assertEqual(done.stderr, '')
 
     def test_tokenizer_py_prints_the_lesson_figures_and_saves(self):
