@@ -20,6 +20,7 @@ from pathlib import Path
 from unittest import mock
 
 import tokenizer
+from tests import test_toolkit
 from tests.project import LESSON_FILES, TEXT, copy_project, kill_while_writing, run
 from tokenizer import BPE
 
@@ -310,6 +311,11 @@ class CheckLinesTest(unittest.TestCase):
 
     def test_tokenizer_py_stays_typeable(self):
         self.assertLessEqual(len(Path(tokenizer.__file__).read_text(encoding='utf-8').splitlines()), 140)
+
+
+class LessonLabsAsToolkitTest(test_toolkit.EveryLabTest):
+    """Our bpe_trace, unknown and token_count pass the toolkit's checks, as every other lab does."""
+    labs = test_toolkit.LESSON_LABS
 
 
 class LessonLabsExtrasTest(unittest.TestCase):
