@@ -20,6 +20,7 @@ import re
 import stat
 import sys
 import tempfile
+import traceback
 import unicodedata
 from collections import Counter
 from pathlib import Path
@@ -34,6 +35,7 @@ SETTINGS_LIMIT = 4096  # bytes: {"merges": 12} needs 14
 # A million tokens of a hundred characters, far past anything trained here, fits in this.
 TOKENIZER_LIMIT = 256 * 2**20
 MAKE_TOKENIZER = 'run python3 tokenizer.py to make it'
+SELFCHECK = 'python3 -m lab.selfcheck checks tokenizer.py rule by rule and says where to look'
 A_TEXT_FILE = 'give a UTF-8 text file'
 
 
@@ -164,14 +166,26 @@ def load_tokenizer(path=SAVED):
     from tokenizer import BPE
     state = read_json(path, MAKE_TOKENIZER)
     problem = problem_with(state)
+    if problem and isinstance(state, dict) and sorted(state) != ['merges', 'vocab']:
+        # written by a tokenizer.py whose state() is not the lesson's: training again cannot mend it
+        raise ValueError(f'{path}: {problem}; python3 -m lab.selfcheck checks state() in tokenizer.py')
     if problem:
         raise ValueError(f'{path}: {problem}; {MAKE_TOKENIZER} again')
     return BPE(**state)
 
 
+def state_of(tok):
+    """tok.state(), refused in one line when it is not {'vocab': [...], 'merges': [...]}."""
+    state = tok.state()
+    if not isinstance(state, dict) or sorted(state) != ['merges', 'vocab']:
+        keys = sorted(state) if isinstance(state, dict) else type(state).__name__
+        raise ValueError(f"state() in tokenizer.py gave {keys}, not the keys ['merges', 'vocab']; {SELFCHECK}")
+    return state
+
+
 def fingerprint(tok):
     """sha256 of the canonical JSON of the state: the same for the same tokenizer, however saved."""
-    canonical = json.dumps(tok.state(), ensure_ascii=False, separators=(',', ':'))
+    canonical = json.dumps(state_of(tok), ensure_ascii=False, separators=(',', ':'))
     return hashlib.sha256(canonical.encode('utf-8')).hexdigest()
 
 
@@ -400,11 +414,45 @@ def run(main):
     try:
         main()
         sys.stdout.flush()  # here, where a closed pipe can still be caught
-    except ValueError as e:
-        fail(e)
     except KeyboardInterrupt:
         fail('interrupted', 130)
     except BrokenPipeError:
         # the reader is gone: point stdout at nothing so that Python's last flush is quiet
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         sys.exit(141)  # 128 + SIGPIPE, what a shell shows for a program stopped by a closed pipe
+    except Exception as e:
+        said = learners_error(e)
+        if said:  # a bug in the learner's tokenizer.py: what, where, and the tutor; no traceback
+            for line in said:
+                print(f'{lab_name()}: {shown(line)}', file=sys.stderr)
+            sys.exit(1)
+        if isinstance(e, ValueError):  # a mistake in the user's files or arguments
+            fail(e)
+        raise  # a bug in the lab itself: its traceback is what mends it
+
+
+def learners_error(error):
+    """Up to three lines when error was raised inside tokenizer.py (the file a learner types):
+    the exception, the line and function of tokenizer.py, and the tutor. None otherwise."""
+    module = sys.modules.get('tokenizer')
+    mine = os.path.realpath(getattr(module, '__file__', None) or 'tokenizer.py')
+    said = f'tokenizer.py raised {type(error).__name__}: {error}'
+    if isinstance(error, ImportError) and error.name == 'tokenizer':
+        return [f'tokenizer.py cannot be imported ({error})', SELFCHECK]
+    if isinstance(error, SyntaxError) and os.path.realpath(error.filename or '') == mine:
+        return [said, f'at tokenizer.py, line {error.lineno}', SELFCHECK]
+    frames = traceback.extract_tb(error.__traceback__)
+    if frames and os.path.realpath(frames[-1].filename) == mine and (frames[-1].line or '').startswith('raise'):
+        return None  # raised on purpose: a check in tokenizer.py refusing bad input, one line as any
+    mine_frames = []
+    for frame in frames:
+        path = os.path.realpath(frame.filename)
+        if path == mine:
+            mine_frames.append(frame)
+        elif mine_frames and path.startswith(str(ROOT / 'lab') + os.sep):
+            mine_frames = []  # tokenizer.py called back into a lab: the error is the lab's
+    if not mine_frames:
+        return None
+    # the function, not the comprehension inside it (<listcomp>, <genexpr>)
+    function = ([f.name for f in mine_frames if not f.name.startswith('<')] or [mine_frames[-1].name])[-1]
+    return [said, f'at tokenizer.py, line {mine_frames[-1].lineno}, in {function}', SELFCHECK]

@@ -10,6 +10,7 @@ import json
 import shutil
 import unittest
 
+from lab import common
 from lab.common import has_lines
 from tests.project import LESSON_FILES, ROOT, copy_project, run, use_lesson_files
 
@@ -91,6 +92,61 @@ class LessonFilesInPlaceTest(unittest.TestCase):
             with self.subTest(name):
                 done = run(root, '-m', f'lab.{name}')
                 self.assertEqual((done.returncode, done.stdout), (0, printed))
+
+
+
+class LearnerBugSeenFromALabTest(unittest.TestCase):
+    """A bug in the learner's tokenizer.py, met inside a lab: three lines, the tutor last, no traceback."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.root = copy_project(cls, parts=['settings.json', 'data/train.txt', 'lab'])
+        use_lesson_files(cls.root)
+        cls.lesson = (cls.root / 'tokenizer.py').read_text(encoding='utf-8')
+        assert run(cls.root, 'tokenizer.py').returncode == 0
+        cls.saved = (cls.root / 'data' / 'tokenizer.json').read_bytes()
+
+    def typed_with(self, old, new):
+        """tokenizer.py with one change, put back (with the saved tokenizer) when the test ends."""
+        typed = self.lesson.replace(old, new)
+        self.assertNotEqual(typed, self.lesson)
+        (self.root / 'tokenizer.py').write_text(typed, encoding='utf-8')
+        self.addCleanup((self.root / 'tokenizer.py').write_text, self.lesson, encoding='utf-8')
+        self.addCleanup((self.root / 'data' / 'tokenizer.json').write_bytes, self.saved)
+
+    def lab_with(self, old, new, lab):
+        self.typed_with(old, new)
+        return run(self.root, '-m', f'lab.{lab}')
+
+    def test_an_error_raised_in_tokenizer_py_is_three_lines_naming_its_line_and_the_tutor(self):
+        for old, new, lab, said in [('self.chars.get(c, 0)', 'self.chars[c]', 'unknown', "KeyError: 'C'"),
+                                    ("''.join(self.vocab[i]", "''.join(self.vocabb[i]", 'audit', 'vocabb')]:
+            with self.subTest(lab):
+                done = self.lab_with(old, new, lab)
+                line = next(n for n, text in enumerate(self.lesson.splitlines(), 1) if old in text)
+                self.assertEqual(done.returncode, 1)
+                self.assertNotIn('Traceback', done.stderr)
+                lines = done.stderr.splitlines()
+                self.assertEqual(len(lines), 3, done.stderr)
+                self.assertIn(said, lines[0])
+                self.assertRegex(lines[1], f'tokenizer.py, line {line}, in (encode|decode)$')
+                self.assertIn('python3 -m lab.selfcheck', lines[2])
+
+    def test_a_saved_tokenizer_without_merges_points_to_the_tutor_not_to_training_again(self):
+        self.typed_with("return {'vocab': self.vocab, 'merges': self.merges}", "return {'vocab': self.vocab}")
+        run(self.root, 'tokenizer.py')
+        done = run(self.root, '-m', 'lab.unknown')
+        self.assertEqual(done.returncode, 1)
+        self.assertIn('python3 -m lab.selfcheck', done.stderr)
+        self.assertNotIn('Traceback', done.stderr)
+
+    def test_an_error_in_a_lab_itself_is_not_blamed_on_tokenizer_py(self):
+        def lab_code():
+            return {}['missing']
+        try:
+            lab_code()
+        except KeyError as e:
+            self.assertIsNone(common.learners_error(e))
 
 
 if __name__ == '__main__':
