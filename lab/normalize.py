@@ -64,11 +64,12 @@ def main():
           'in both forms')
     print(f'(tokens: a tokenizer trained on the NFC form, {MERGES} merges)\n')
     print(common.table(rows, right={1, 2, 3, 4}))
-    word = nfc.split()[0]
-    print(f'\nfirst word {word!r}:')
-    print(f'  NFC  {wrapped(code_points(word), 7)}')
-    print(f'  NFD  {wrapped(code_points(unicodedata.normalize("NFD", word)), 7)}')
-    print(f'  they print the same; equal as strings: {nfc == nfd}')
+    word = next(word for word in nfc.split() if common.HANGUL.search(word))  # 'Q:' has one form only
+    decomposed = unicodedata.normalize('NFD', word)
+    print(f'\nfirst Korean word {word!r}:')
+    print(common.fill(code_points(word), '  NFC  ', ' ' * 7))
+    print(common.fill(code_points(decomposed), '  NFD  ', ' ' * 7))
+    print(f'  they print the same; equal as strings: {word == decomposed}')
 
     bad = [n for n, line in enumerate(common.lines_of(text), 1) if not unicodedata.is_normalized('NFC', line)]
     if not bad:
@@ -78,18 +79,6 @@ def main():
     print(f'\n{name}: NOT NFC: line {listed}')
     lines = 'line is' if len(bad) == 1 else 'lines are'
     raise ValueError(f"{len(bad)} {lines} not NFC in {path}; fix with unicodedata.normalize('NFC', text)")
-
-
-def wrapped(words, indent, columns=80):
-    """Space-separated words broken into lines that fit columns, later lines indented."""
-    lines, line = [], ''
-    for word in words.split():
-        if line and indent + len(line) + 1 + len(word) > columns:
-            lines.append(line)
-            line = word
-        else:
-            line = f'{line} {word}' if line else word
-    return ('\n' + ' ' * indent).join(lines + [line])
 
 
 if __name__ == '__main__':

@@ -115,6 +115,18 @@ class NormalizeTest(unittest.TestCase):
         self.assertGreater(int(nfd_unknown), 0)
         self.assertGreater(int(nfd_tokens), int(nfc_tokens))
 
+    def test_the_word_shown_in_both_forms_is_korean_and_its_code_points_differ(self):
+        root = copy_project(self)
+        (root / 'qa.txt').write_text('Q: 안녕하세요\nA: 반갑습니다\n', encoding='utf-8')
+        done = run(root, '-m', 'lab.normalize', 'qa.txt')
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertIn("first Korean word '안녕하세요'", done.stdout)
+        nfc = next(line for line in done.stdout.splitlines() if line.startswith('  NFC'))
+        nfd = next(line for line in done.stdout.splitlines() if line.startswith('  NFD'))
+        self.assertEqual(nfc.split()[1:], [f'U+{ord(ch):04X}' for ch in '안녕하세요'])
+        self.assertNotEqual(nfc.split()[1:], nfd.split()[1:])
+        self.assertIn('equal as strings: False', done.stdout)
+
     def test_a_file_with_nfd_lines_fails_and_names_them(self):
         root = copy_project(self)
         nfd = unicodedata.normalize('NFD', '한국어\n')
