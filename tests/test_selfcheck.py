@@ -15,6 +15,7 @@ from pathlib import Path
 
 from lab import common, selfcheck
 from tests.project import LESSON_FILES, copy_project, run
+from tests.test_toolkit import ENGLISH
 
 LESSON = (LESSON_FILES / 'tokenizer.py').read_text(encoding='utf-8')
 # (a typing mistake as a change to the lesson-style file, the rule its first FAILED must be)
@@ -71,7 +72,7 @@ class SelfcheckTest(unittest.TestCase):
 
     def check(self, text, *args, name='typed.py', env=None):
         (self.root / name).write_text(text, encoding='utf-8')
-        return run(self.root, '-m', 'lab.selfcheck', name, *args, timeout=60, env={'LANG': 'C', **(env or {})})
+        return run(self.root, '-m', 'lab.selfcheck', name, *args, timeout=60, env={**ENGLISH, **(env or {})})
 
     def test_a_file_that_follows_the_lesson_passes_every_rule(self):
         done = self.check(LESSON)
@@ -143,7 +144,7 @@ class SelfcheckTest(unittest.TestCase):
         (root / 'settings.json').write_text('{"merges": 200')  # not even JSON
         (root / 'typed.py').write_text(LESSON, encoding='utf-8')
         started = time.monotonic()
-        done = run(root, '-m', 'lab.selfcheck', 'typed.py', env={'LANG': 'C'})
+        done = run(root, '-m', 'lab.selfcheck', 'typed.py', env=ENGLISH)
         self.assertEqual(done.returncode, 0, done.stdout)
         self.assertLess(time.monotonic() - started, 20)  # a few seconds: nothing trains on the 1 MB
 

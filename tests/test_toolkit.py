@@ -31,6 +31,10 @@ HOSTILE = ('Q: \x1b[2J\x1b[H hi \x1b]0;owned\x07 there\n'
            'A: \u202eevil\u202c \x9b31m red \x1b[31m red\n') * 6
 
 
+# the locale as a test sees it, whatever the machine's: lab.selfcheck speaks Korean on a Korean one
+ENGLISH = {'LANGUAGE': '', 'LC_ALL': '', 'LC_MESSAGES': '', 'LANG': 'C.UTF-8'}
+
+
 def lab_args(name):
     return ['-m', f'lab.{name}', *SLOW.get(name, [])]
 
@@ -43,7 +47,7 @@ def run_inside(root, name, *args, encoding='utf-8'):
     code = 0
     with contextlib.chdir(root) if hasattr(contextlib, 'chdir') else working_in(root), \
             mock.patch.object(sys, 'argv', [name, *args]), mock.patch.object(sys, 'stdout', stdout), \
-            mock.patch.object(sys, 'stderr', err):
+            mock.patch.object(sys, 'stderr', err), mock.patch.dict(os.environ, ENGLISH):
         try:
             runpy.run_module(f'lab.{name}', run_name='__main__', alter_sys=True)
         except SystemExit as e:
