@@ -179,7 +179,8 @@ def state_of(tok):
     state = tok.state()
     if not isinstance(state, dict) or sorted(state) != ['merges', 'vocab']:
         keys = sorted(state) if isinstance(state, dict) else type(state).__name__
-        raise ValueError(f"state() in tokenizer.py gave {keys}, not the keys ['merges', 'vocab']; {SELFCHECK}")
+        raise ValueError(f"state() in tokenizer.py gave {keys}, not the keys ['merges', 'vocab']; "
+                         f'{SELFCHECK}')
     return state
 
 
@@ -442,7 +443,8 @@ def learners_error(error):
     if isinstance(error, SyntaxError) and os.path.realpath(error.filename or '') == mine:
         return [said, f'at tokenizer.py, line {error.lineno}', SELFCHECK]
     frames = traceback.extract_tb(error.__traceback__)
-    if frames and os.path.realpath(frames[-1].filename) == mine and (frames[-1].line or '').startswith('raise'):
+    last = frames[-1] if frames else None
+    if last and os.path.realpath(last.filename) == mine and (last.line or '').startswith('raise'):
         return None  # raised on purpose: a check in tokenizer.py refusing bad input, one line as any
     mine_frames = []
     for frame in frames:

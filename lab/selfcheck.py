@@ -396,7 +396,8 @@ def typed_names(source):
             names.add(node.name)
         elif isinstance(node, ast.ClassDef):
             names.add(node.name)
-            names.update(f'{node.name}.{item.name}' for item in node.body if isinstance(item, ast.FunctionDef))
+            names.update(f'{node.name}.{item.name}' for item in node.body
+                         if isinstance(item, ast.FunctionDef))
         elif isinstance(node, ast.If) and '__main__' in ast.dump(node.test):
             names.add('__main__')
     return names

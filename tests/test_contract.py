@@ -60,7 +60,8 @@ class LessonFilesInPlaceTest(unittest.TestCase):
         use_lesson_files(cls.root)
         typed = (cls.root / 'tokenizer.py').read_text(encoding='utf-8')
         typed = typed.replace('import json\n', 'import json\nprint("tokenizer.py imported")\n', 1)
-        (cls.root / 'tokenizer.py').write_text(typed + "    print('saved data/tokenizer.json')\n", encoding='utf-8')
+        typed += "    print('saved data/tokenizer.json')\n"
+        (cls.root / 'tokenizer.py').write_text(typed, encoding='utf-8')
         cls.trained = run(cls.root, 'tokenizer.py')
 
     def test_tokenizer_py_prints_the_lesson_lines(self):
@@ -77,7 +78,8 @@ class LessonFilesInPlaceTest(unittest.TestCase):
                 self.assertNotIn('Traceback', done.stderr)
 
     def test_the_lesson_rule_tests_and_the_fast_paths_command_line_pass(self):
-        done = run(self.root, '-m', 'unittest', *LESSON_TESTS, 'tests.test_fast_bpe.CommandLineTest', timeout=300)
+        done = run(self.root, '-m', 'unittest', *LESSON_TESTS, 'tests.test_fast_bpe.CommandLineTest',
+                   timeout=300)
         self.assertEqual(done.returncode, 0, done.stderr[-3000:])
         self.assertIn('OK', done.stderr.splitlines()[-1])
 

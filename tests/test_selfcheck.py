@@ -1,7 +1,6 @@
 """lab.selfcheck, the tutor: it follows a learner typing tokenizer.py part by part, catches
 every rule of the lesson broken on its own, names it first, and says it in their language."""
 import concurrent.futures
-import json
 import os
 import re
 import signal
@@ -96,7 +95,7 @@ class SelfcheckTest(unittest.TestCase):
                 self.assertEqual(done.returncode, selfcheck.EXIT_NOT_TYPED, done.stdout)
                 self.assertNotIn('FAILED', done.stdout)
                 self.assertIn(f'TODO    {part}. ', done.stdout)
-                title = json.loads((common.ROOT / 'lab/locale/en.json').read_text(encoding='utf-8'))[f'part.{part}']
+                title = selfcheck.catalog('en')[f'part.{part}']
                 self.assertEqual(done.stdout.splitlines()[-1], f'next: type part {part}, {title}')
 
     def test_a_part_typed_and_wrong_fails_even_when_later_parts_are_missing(self):
@@ -106,12 +105,14 @@ class SelfcheckTest(unittest.TestCase):
         self.assertIn('TODO    4. ', done.stdout)
 
     def test_a_file_cut_in_the_middle_of_a_line_names_the_line(self):
-        cut = LESSON[:LESSON.index('    def decode')] + '    def decode(self, ids):\n        return "".join(\n'
+        cut = LESSON[:LESSON.index('    def decode')] + '    def decode(self, ids):\n'
+        cut += '        return "".join(\n'
         done = self.check(cut)
         self.assertEqual(done.returncode, 1, done.stdout)
         self.assertIn('SyntaxError', done.stdout)
         self.assertIn(f'line {cut.count(chr(10))}', done.stdout)  # the open bracket's line, wording aside
-        self.assertEqual([line[:8] for line in done.stdout.splitlines() if line.startswith('FAILED')], ['FAILED  '])
+        failed = [line for line in done.stdout.splitlines() if line.startswith('FAILED')]
+        self.assertEqual(len(failed), 1, done.stdout)
 
     def test_an_error_in_the_learners_code_names_its_line_and_function(self):
         done = self.check(LESSON.replace('    out, i = [], 0', '    out, i = [], 0\n    i = ids[99]'))
@@ -161,15 +162,18 @@ class SelfcheckTest(unittest.TestCase):
         self.assertNotIn(tempfile.gettempdir(), done.stdout)
 
     def test_korean_from_the_locale_as_gettext_reads_it_or_from_lang(self):
-        ko, en = (selfcheck.render(selfcheck.catalog(lang), 'heading', {'file': 'typed.py'}) for lang in ['ko', 'en'])
-        for env, args, language in [({'LANG': 'ko_KR.UTF-8'}, [], ko), ({'LC_ALL': 'ko_KR.UTF-8'}, [], ko),
-                                    ({'LANGUAGE': 'en', 'LANG': 'ko_KR.UTF-8'}, [], en),
-                                    ({'LANGUAGE': '', 'LANG': 'ko_KR.UTF-8'}, [], ko),
-                                    ({'LANG': 'ko_KR.UTF-8'}, ['--lang', 'en'], en),
-                                    ({'LANG': 'C'}, ['--lang', 'ko'], ko)]:
+        korean = 'ko_KR.UTF-8'
+        cases = [({'LANG': korean}, [], 'ko'), ({'LC_ALL': korean, 'LANG': 'C'}, [], 'ko'),
+                 ({'LC_MESSAGES': korean}, [], 'ko'), ({'LANGUAGE': 'en', 'LANG': korean}, [], 'en'),
+                 ({'LANGUAGE': '', 'LANG': korean}, [], 'ko'), ({'LANGUAGE': 'ko:en'}, [], 'ko'),
+                 ({'LANG': korean}, ['--lang', 'en'], 'en'), ({'LANG': 'C'}, ['--lang=ko'], 'ko'),
+                 ({}, [], 'en')]
+        for env, args, language in cases:
             with self.subTest(env=env, args=args):
-                done = self.check(LESSON, *args, env={'LANGUAGE': '', 'LC_ALL': '', 'LC_MESSAGES': '', **env})
-                self.assertEqual(done.stdout.splitlines()[0], language)
+                self.assertEqual(selfcheck.language(args, env), language)
+        done = self.check(LESSON, env={'LANG': 'ko_KR.UTF-8'})  # and the command speaks it
+        self.assertEqual(done.stdout.splitlines()[0],
+                         selfcheck.render(selfcheck.catalog('ko'), 'heading', {'file': 'typed.py'}))
 
     def test_the_markers_are_the_same_in_both_languages(self):
         typed = LESSON[:LESSON.index('    def encode')].replace('if n < 2:', 'if n <= 2:')
@@ -182,11 +186,16 @@ class SelfcheckTest(unittest.TestCase):
         typed = [LESSON.replace('    @classmethod\n', ''),
                  LESSON.replace('tuple(ids[i:i + 2]) == tuple(pair)', 'ids[i:i + 2] == pair'),
                  LESSON.replace("print('vocab:'", "print(undefined_name, 'vocab:'")]
+        runs = [(lang, n, text) for lang in ['en', 'ko'] for n, text in enumerate(typed)]
+        with concurrent.futures.ThreadPoolExecutor(2) as pool:
+            def check(run):
+                return self.check(run[2], '--lang', run[0], name=f'wide-{run[0]}{run[1]}.py')
+            done = list(pool.map(check, runs))
+        for (lang, n, _), result in zip(runs, done):
+            with self.subTest(lang=lang, file=n):
+                self.assertEqual(result.returncode, 1)
+                self.assertEqual(wider_than_80(result.stdout + result.stderr), [])
         for lang in ['en', 'ko']:
-            for n, text in enumerate(typed):
-                with self.subTest(lang=lang, file=n):
-                    done = self.check(text, '--lang', lang)
-                    self.assertEqual(wider_than_80(done.stdout + done.stderr), [])
             with self.subTest(lang=lang, help=True):
                 self.assertEqual(wider_than_80(self.check(LESSON, '--help', '--lang', lang).stdout), [])
 
@@ -201,7 +210,8 @@ class SelfcheckTest(unittest.TestCase):
     def test_watch_checks_again_when_the_file_is_saved_and_ctrl_c_ends_it(self):
         path = self.root / 'watched.py'
         path.write_text(LESSON[:LESSON.index('class BPE:')], encoding='utf-8')
-        process = subprocess.Popen([sys.executable, '-m', 'lab.selfcheck', 'watched.py', '--watch', '--lang', 'en'],
+        command = [sys.executable, '-m', 'lab.selfcheck', 'watched.py', '--watch', '--lang', 'en']
+        process = subprocess.Popen(command,
                                    cwd=self.root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                    env=dict(os.environ, PYTHONIOENCODING='utf-8'))
         seen = []
@@ -234,8 +244,9 @@ class CatalogTest(unittest.TestCase):
 
     def test_every_rule_part_and_error_has_its_words(self):
         en = selfcheck.catalog('en')
-        keys = ([f'rule.{name}' for name in selfcheck.PART_OF] + [f'part.{part}' for part, _ in selfcheck.PARTS]
-                + [f'error.{kind}' for kind in selfcheck.KNOWN_ERRORS])
+        keys = [f'rule.{name}' for name in selfcheck.PART_OF]
+        keys += [f'part.{part}' for part, _ in selfcheck.PARTS]
+        keys += [f'error.{kind}' for kind in selfcheck.KNOWN_ERRORS]
         source = (common.ROOT / 'lab' / 'selfcheck.py').read_text(encoding='utf-8')
         keys += re.findall(r"'((?:look|hint)\.\w+)'", source)
         self.assertEqual([key for key in keys if key not in en], [])
