@@ -484,23 +484,21 @@ def check(path):
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         copy_for_check(path, folder)
-        with concurrent.futures.ThreadPoolExecutor(3) as pool:  # three processes, side by side
+        with concurrent.futures.ThreadPoolExecutor(1) as pool:  # a second process, alongside
             again = pool.submit(run_rules, folder, ['rule_imports', 'rule_hash_seed'], '12345') \
                 if 'rule_hash_seed' in runnable else None
-            command_line = pool.submit(check_command_line, folder) \
-                if typed is not None and '__main__' in typed else None
             found = run_rules(folder, runnable or ['rule_imports'])
             for name, answer in found.items():
                 answers[name] = answer.get('lines')
+            stuck = typed is None or any(answer == NOT_CHECKED for answer in answers.values())
+            if typed is not None and '__main__' in typed:  # not while a loop never ends: it would too
+                answers[COMMAND_LINE] = NOT_CHECKED if stuck else check_command_line(folder)
             if again and not answers['rule_hash_seed'] and \
                     again.result()['rule_hash_seed'] != found['rule_hash_seed']:
                 answers['rule_hash_seed'] = [['hash_seed', {}], ['look', {'where': 'look.hash_seed'}]]
             if typed is None:
                 answers = {name: answer if name == 'rule_imports' else NOT_CHECKED
                            for name, answer in answers.items()}
-            elif command_line:
-                stuck = any(answer == NOT_CHECKED for answer in answers.values())
-                answers[COMMAND_LINE] = NOT_CHECKED if stuck else command_line.result()
     return answers
 
 
