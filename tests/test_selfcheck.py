@@ -89,14 +89,17 @@ class SelfcheckTest(unittest.TestCase):
                 self.assertEqual(first, rule)
 
     def test_parts_not_typed_yet_are_todo_not_failed_and_exit_3(self):
-        for start, part in PART_STARTS:
+        with concurrent.futures.ThreadPoolExecutor(2) as pool:
+            def check(case):
+                return self.check(LESSON[:LESSON.index(case[0])], name=f'part{case[1]}.py')
+            done = list(pool.map(check, PART_STARTS))
+        for (_, part), result in zip(PART_STARTS, done):
             with self.subTest(part=part):
-                done = self.check(LESSON[:LESSON.index(start)])
-                self.assertEqual(done.returncode, selfcheck.EXIT_NOT_TYPED, done.stdout)
-                self.assertNotIn('FAILED', done.stdout)
-                self.assertIn(f'TODO    {part}. ', done.stdout)
+                self.assertEqual(result.returncode, selfcheck.EXIT_NOT_TYPED, result.stdout)
+                self.assertNotIn('FAILED', result.stdout)
+                self.assertIn(f'TODO    {part}. ', result.stdout)
                 title = selfcheck.catalog('en')[f'part.{part}']
-                self.assertEqual(done.stdout.splitlines()[-1], f'next: type part {part}, {title}')
+                self.assertEqual(result.stdout.splitlines()[-1], f'next: type part {part}, {title}')
 
     def test_a_part_typed_and_wrong_fails_even_when_later_parts_are_missing(self):
         typed = LESSON[:LESSON.index('    def encode')].replace('if n < 2:', 'if n <= 2:')
@@ -175,18 +178,12 @@ class SelfcheckTest(unittest.TestCase):
         self.assertEqual(done.stdout.splitlines()[0],
                          selfcheck.render(selfcheck.catalog('ko'), 'heading', {'file': 'typed.py'}))
 
-    def test_the_markers_are_the_same_in_both_languages(self):
-        typed = LESSON[:LESSON.index('    def encode')].replace('if n < 2:', 'if n <= 2:')
-        markers = [[line[:8] for line in self.check(typed, '--lang', lang).stdout.splitlines()
-                    if line[:8].rstrip() in ('OK', 'FAILED', 'TODO', '--')] for lang in ['en', 'ko']]
-        self.assertEqual(markers[0], markers[1])
-        self.assertIn('FAILED  ', markers[0])
-
-    def test_every_line_fits_80_columns_in_both_languages_failures_too(self):
+    def test_every_line_fits_80_columns_and_the_markers_are_the_same_in_both_languages(self):
         typed = [LESSON.replace('    @classmethod\n', ''),
                  LESSON.replace('tuple(ids[i:i + 2]) == tuple(pair)', 'ids[i:i + 2] == pair'),
-                 LESSON.replace("print('vocab:'", "print(undefined_name, 'vocab:'")]
-        runs = [(lang, n, text) for lang in ['en', 'ko'] for n, text in enumerate(typed)]
+                 LESSON.replace("print('vocab:'", "print(undefined_name, 'vocab:'"),
+                 LESSON[:LESSON.index('    def encode')].replace('if n < 2:', 'if n <= 2:')]
+        runs = [(lang, n, text) for n, text in enumerate(typed) for lang in ['en', 'ko']]
         with concurrent.futures.ThreadPoolExecutor(2) as pool:
             def check(run):
                 return self.check(run[2], '--lang', run[0], name=f'wide-{run[0]}{run[1]}.py')
@@ -195,16 +192,25 @@ class SelfcheckTest(unittest.TestCase):
             with self.subTest(lang=lang, file=n):
                 self.assertEqual(result.returncode, 1)
                 self.assertEqual(wider_than_80(result.stdout + result.stderr), [])
-        for lang in ['en', 'ko']:
-            with self.subTest(lang=lang, help=True):
-                self.assertEqual(wider_than_80(self.check(LESSON, '--help', '--lang', lang).stdout), [])
+        for n in range(len(typed)):  # OK, FAILED, TODO and -- start the same lines in both
+            with self.subTest(markers=n):
+                en, ko = ([line[:8] for line in result.stdout.splitlines()
+                           if line[:8].rstrip() in ('OK', 'FAILED', 'TODO', '--')]
+                          for result in done[2 * n:2 * n + 2])
+                self.assertEqual(en, ko)
+                self.assertIn('FAILED  ', en)
 
-    def test_help_says_what_each_exit_status_means(self):
+    def test_help_is_the_catalogs_within_80_columns_and_says_what_each_exit_status_means(self):
+        help_ko = self.check(LESSON, '--help', '--lang', 'ko').stdout
+        self.assertEqual(help_ko, selfcheck.catalog('ko')['help'] + '\n')
         for lang in ['en', 'ko']:
             with self.subTest(lang):
-                shown = ' '.join(self.check(LESSON, '--help', '--lang', lang).stdout.split())
+                shown = selfcheck.catalog(lang)['help']
+                self.assertEqual(wider_than_80(shown), [])
+                joined = ' '.join(shown.split())
+                after = joined[joined.index('--help'):]  # the exit statuses follow the options
                 for status in ['0', '1', '3']:
-                    self.assertIn(status, shown[shown.index('--help'):])
+                    self.assertIn(status, after)
 
     @unittest.skipUnless(hasattr(signal, 'SIGINT') and os.name == 'posix', 'needs POSIX signals')
     def test_watch_checks_again_when_the_file_is_saved_and_ctrl_c_ends_it(self):
