@@ -81,7 +81,7 @@ def read_text(path, fix, limit=-1):
     except OSError as e:
         raise ValueError(f'cannot read {path} ({e.strerror}): {fix}') from None
     except UnicodeDecodeError as e:  # check: say where, so the user can find it
-        line, byte = data.count(b'\n', 0, e.start) + 1, data[e.start]
+        line, byte = e.object.count(b'\n', 0, e.start) + 1, e.object[e.start]  # after a byte order mark
         raise ValueError(f'{path} is not UTF-8 (byte 0x{byte:02x}, line {line}): save it as UTF-8') from None
     if not text or len(data) == limit:  # check
         raise ValueError(f'{path} is {"empty" if not text else "too large"}: {fix}')

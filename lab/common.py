@@ -62,13 +62,13 @@ def read_text(path, fix=A_TEXT_FILE, limit=None):
     """The text of a file as the lesson's Path.read_text() gives it: UTF-8, with '\\r\\n'
     and a lone '\\r' turned into '\\n'. A byte order mark is left out, as tokenizer.py does."""
     data = read_bytes(path, fix, limit)
-    if not data:
-        raise ValueError(f'{path} is empty: {fix}')
     try:
         text = data.decode('utf-8-sig')
-    except UnicodeDecodeError as e:
-        line, byte = data.count(b'\n', 0, e.start) + 1, data[e.start]
+    except UnicodeDecodeError as e:  # e.object: the bytes after a byte order mark, as e.start counts
+        line, byte = e.object.count(b'\n', 0, e.start) + 1, e.object[e.start]
         raise ValueError(f'{path} is not UTF-8 (byte 0x{byte:02x}, line {line}): save it as UTF-8') from None
+    if not text:  # a byte order mark alone (Notepad's empty "UTF-8 with BOM") is empty too
+        raise ValueError(f'{path} is empty: {fix}')
     if '\x00' in text:  # UTF-16 read as UTF-8 has a NUL beside every Latin letter
         raise ValueError(f'{path} holds NUL characters, so it looks like UTF-16: save it as UTF-8')
     return text.replace('\r\n', '\n').replace('\r', '\n')

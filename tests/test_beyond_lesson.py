@@ -111,6 +111,14 @@ class CommandLineErrorTest(unittest.TestCase):
         self.train.write_bytes('Q: hi\nA: caf\xe9\n'.encode('latin-1'))
         self.assert_refused('train.txt', 'not UTF-8', 'byte 0xe9', 'line 2', 'save it as UTF-8')
 
+    def test_a_byte_order_mark_alone_is_empty(self):
+        self.train.write_bytes(b'\xef\xbb\xbf')
+        self.assert_refused('train.txt', 'is empty')
+
+    def test_the_first_bad_byte_is_counted_after_a_byte_order_mark(self):
+        self.train.write_bytes(b'\xef\xbb\xbfab\ncd\nef\xffgh\n')
+        self.assert_refused('train.txt', 'byte 0xff, line 3')
+
     def test_training_text_in_utf16_without_its_mark(self):
         self.train.write_bytes(TEXT.encode('utf-16-le'))
         self.assert_refused('train.txt', 'looks like UTF-16', 'save it as UTF-8')

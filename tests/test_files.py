@@ -36,6 +36,14 @@ class ReadTest(unittest.TestCase):
     def test_a_byte_order_mark_is_left_out(self):
         self.assertEqual(self.read(b'\xef\xbb\xbfQ: hi\n'), 'Q: hi\n')
 
+    def test_a_byte_order_mark_alone_is_empty(self):
+        with self.assertRaisesRegex(ValueError, 'is empty'):
+            self.read(b'\xef\xbb\xbf')
+
+    def test_the_byte_and_line_not_utf8_are_counted_after_a_byte_order_mark(self):
+        with self.assertRaisesRegex(ValueError, r'byte 0xff, line 3\)'):
+            self.read(b'\xef\xbb\xbfab\ncd\nef\xffgh\n')
+
     def test_utf16_is_refused_with_a_hint(self):
         for data in ['Q: hi\n'.encode('utf-16-le'), 'Q: hi\n'.encode('utf-16')]:
             with self.subTest(data=data[:4]), self.assertRaisesRegex(ValueError, 'UTF-16|not UTF-8'):

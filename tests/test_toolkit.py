@@ -48,12 +48,17 @@ def run_inside(root, name, *args, encoding='utf-8'):
     with contextlib.chdir(root) if hasattr(contextlib, 'chdir') else working_in(root), \
             mock.patch.object(sys, 'argv', [name, *args]), mock.patch.object(sys, 'stdout', stdout), \
             mock.patch.object(sys, 'stderr', err), mock.patch.dict(os.environ, ENGLISH):
+        # runpy warns when the module it runs as __main__ is imported already (by a test, say)
+        imported = sys.modules.pop(f'lab.{name}', None)
         try:
             runpy.run_module(f'lab.{name}', run_name='__main__', alter_sys=True)
         except SystemExit as e:
             code = e.code if isinstance(e.code, int) else 1
             if isinstance(e.code, str):
                 err.write(e.code + '\n')
+        finally:
+            if imported:
+                sys.modules[f'lab.{name}'] = imported
     return code, out.getvalue().decode(encoding), err.getvalue()
 
 
@@ -153,6 +158,17 @@ class EveryLabTest(unittest.TestCase):
             with self.subTest(name):
                 self.assertEqual(started, 'running\n')
                 self.assertEqual((code, err), (130, f'lab.{name}: interrupted\n'))
+
+    def test_a_file_holding_only_a_byte_order_mark_is_empty_and_nothing_is_written(self):
+        (self.root / 'bom.txt').write_bytes(b'\xef\xbb\xbf')  # Notepad's empty "UTF-8 with BOM"
+        saved = (self.root / 'data' / 'tokenizer.json').read_bytes()
+        for name in [name for name in self.labs if name in TAKES_A_FILE]:
+            with self.subTest(name):
+                code, out, err = run_inside(self.root, name, 'bom.txt')
+                self.assertEqual(code, 1)
+                self.assertTrue(err.startswith(f'lab.{name}: bom.txt is empty: '), err)
+                self.assertEqual(err.count('\n'), 1, err)
+                self.assertEqual((self.root / 'data' / 'tokenizer.json').read_bytes(), saved)
 
     def test_a_terminal_that_cannot_show_korean(self):
         for name in self.labs:
