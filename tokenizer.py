@@ -1,6 +1,5 @@
-"""Character-level BPE, typed in the XSLM course: start with one token per character, then
-again and again join the most frequent pair of neighbouring tokens into a new token.
-Lines marked "check" catch mistakes and say how to fix them: you may skip them."""
+"""Character-level BPE, typed in the XSLM course: one token per character, then again and again
+the most frequent pair of neighbouring tokens joined into a new one. Lines marked "check" you may skip."""
 import json
 import os
 import sys
@@ -71,30 +70,28 @@ HERE = Path(__file__).resolve().parent  # settings.json and data/ beside this fi
 HERE = HERE if (HERE / 'settings.json').exists() else Path.cwd()  # pip-installed: the folder you are in
 
 
-def read_text(path, fix, limit=-1):
-    if os.path.exists(path) and not os.path.isfile(path):  # check: a device or a pipe never ends
-        raise ValueError(f'{path} is not a regular file: {fix}')
+def read_text(path, fix, limit=2**26):  # 64 MiB: train needs ~20 bytes a character, ~30 s a merge
+    if os.path.exists(path) and (not os.path.isfile(path) or os.path.getsize(path) > limit):  # check
+        raise ValueError(f'{path} must be a regular file of at most {limit:,} bytes: {fix}')  # not a pipe
     try:
         with open(path, 'rb') as f:
-            data = f.read(limit)
+            data = f.read()
         text = data.decode('utf-8-sig')  # -sig: leave out the byte order mark Notepad may write
     except OSError as e:
         raise ValueError(f'cannot read {path} ({e.strerror}): {fix}') from None
     except UnicodeDecodeError as e:  # check: say where, so the user can find it
         line, byte = e.object.count(b'\n', 0, e.start) + 1, e.object[e.start]  # after a byte order mark
         raise ValueError(f'{path} is not UTF-8 (byte 0x{byte:02x}, line {line}): save it as UTF-8') from None
-    if not text or len(data) == limit:  # check
-        raise ValueError(f'{path} is {"empty" if not text else "too large"}: {fix}')
+    if not text:  # check
+        raise ValueError(f'{path} is empty: {fix}')
     if '\x00' in text:  # check: UTF-16 read as UTF-8 has a NUL beside every letter
         raise ValueError(f'{path} holds NUL characters, so it looks like UTF-16: save it as UTF-8')
     return text.replace('\r\n', '\n').replace('\r', '\n')  # as Path.read_text reads text
 
 
 def read_merge_count(path):
-    def once(pairs):  # a JSON object as a dict, or None when a key is written twice
-        if len(dict(pairs)) < len(pairs):  # check: in {"merges": 5, "merges": 12} which is meant?
-            return None
-        return dict(pairs)
+    def once(pairs):  # a JSON object as a dict; None for {"merges": 5, "merges": 12}: which is meant?
+        return dict(pairs) if len(dict(pairs)) == len(pairs) else None
     raw = read_text(path, 'write {"merges": 12} in it', 4096)
     try:
         settings = json.loads(raw, object_pairs_hook=once)
@@ -107,22 +104,25 @@ def read_merge_count(path):
 
 
 def save(text, path):  # a whole file beside path, then a rename: never half a file
+    path = Path(os.path.realpath(path))  # check: through a symlink, so the link stays a link
     tmp = path.with_name(f'.{path.name}.{os.getpid()}.tmp')
     try:
         with open(tmp, 'w', encoding='utf-8') as f:
             f.write(text)
             f.flush()  # check: on the disk before the rename, even if the power goes
             os.fsync(f.fileno())  # check
+        if path.exists():  # check: keep its permissions: a private (0600) file stays private
+            os.chmod(tmp, path.stat().st_mode)
         os.replace(tmp, path)
     except OSError as e:
         raise ValueError(f'cannot write {path} ({e.strerror})') from None
-    finally:  # check: what is left of a failed write
-        tmp.unlink(missing_ok=True)
+    finally:  # check: what is left of a failed write (a read-only disk refuses to unlink a missing file)
+        tmp.exists() and tmp.unlink()
 
 
 def main():
     count = read_merge_count(HERE / 'settings.json')
-    text = read_text(HERE / 'data/train.txt', 'put your training text there')
+    text = read_text(HERE / 'data/train.txt', 'put your training text there (lab.fast_bpe for large ones)')
     tok = BPE.train(text, count)
     print('vocab:', len(tok.vocab), 'merges:', len(tok.merges))
     if len(tok.merges) < count:
@@ -135,6 +135,6 @@ if __name__ == '__main__':
     try:
         main()
     except ValueError as e:  # a mistake in the user's files: one line, no traceback
-        sys.exit(f'tokenizer.py: {e}')
+        sys.exit('tokenizer.py: ' + ''.join(c if c.isprintable() else ascii(c)[1:-1] for c in str(e)))
     except KeyboardInterrupt:  # check: the save comes last, and is all or nothing
         sys.exit('tokenizer.py: interrupted; data/tokenizer.json is as it was')

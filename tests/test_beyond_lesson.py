@@ -6,6 +6,7 @@ a save that is all or nothing, library calls that refuse what they cannot handle
 working from another folder, and the lesson labs' hints and errors.
 """
 import enum
+import errno
 import io
 import json
 import os
@@ -88,16 +89,34 @@ class CommandLineErrorTest(unittest.TestCase):
 
     def test_settings_larger_than_4_kb(self):
         self.settings.write_text('{"merges": 12}' + ' ' * 5000)
-        self.assert_refused('settings.json', 'too large')
+        self.assert_refused('settings.json', 'at most 4,096 bytes')
+
+    def test_a_training_text_too_large_is_refused_before_it_is_read(self):
+        self.train.unlink()
+        with open(self.train, 'wb') as f:
+            f.truncate(8 * 2**30)  # 8 GiB that take no room on disk: a sparse file
+        started = time.monotonic()
+        self.assert_refused('train.txt', 'at most 67,108,864 bytes', 'lab.fast_bpe')
+        self.assertLess(time.monotonic() - started, 10)
+
+    def test_a_folder_name_with_escape_sequences_is_shown_escaped(self):
+        root = copy_project(self)
+        named = root.parent / 'xslm\x1b]0;owned\x07'  # would set the terminal's title
+        root.rename(named)
+        (named / 'settings.json').unlink()
+        done = run(named, 'tokenizer.py')
+        self.assertEqual(done.returncode, 1)
+        self.assertNotIn('\x1b', done.stderr)
+        self.assertIn('xslm\\x1b]0;owned\\x07', done.stderr)
 
     @unittest.skipUnless(hasattr(os, 'mkfifo'), 'needs named pipes')
     def test_settings_that_are_a_pipe_or_a_device_are_refused_not_read_forever(self):
         self.settings.unlink()
         os.mkfifo(self.settings)
-        self.assert_refused('settings.json', 'not a regular file')
+        self.assert_refused('settings.json', 'must be a regular file')
         self.settings.unlink()
         self.settings.symlink_to('/dev/zero')
-        self.assert_refused('settings.json', 'not a regular file')
+        self.assert_refused('settings.json', 'must be a regular file')
 
     def test_missing_training_text(self):
         self.train.unlink()
@@ -126,7 +145,7 @@ class CommandLineErrorTest(unittest.TestCase):
     def test_training_text_that_is_a_folder(self):
         self.train.unlink()
         self.train.mkdir()
-        self.assert_refused('train.txt', 'not a regular file')
+        self.assert_refused('train.txt', 'must be a regular file')
 
     def test_fewer_merges_than_asked_are_reported(self):
         self.settings.write_text('{"merges": 100000}')
@@ -190,6 +209,27 @@ class SaveTest(unittest.TestCase):
             with self.assertRaisesRegex(ValueError, r'cannot write .*\(Permission denied\)'):
                 tokenizer.save('new\n', self.path)
         self.assert_old_file_survives()
+
+    def test_a_symlink_is_written_through_and_stays_a_link(self):
+        target = self.root / 'shared.json'
+        self.path.rename(target)
+        self.path.symlink_to(target.name)
+        tokenizer.save('new\n', self.path)
+        self.assertTrue(self.path.is_symlink())
+        self.assertEqual(target.read_text(encoding='utf-8'), 'new\n')
+
+    @unittest.skipUnless(os.name == 'posix', 'POSIX permissions')
+    def test_the_file_keeps_its_permissions(self):
+        self.path.chmod(0o600)
+        tokenizer.save('new\n', self.path)
+        self.assertEqual(self.path.stat().st_mode & 0o777, 0o600)
+
+    def test_a_read_only_disk_is_one_line_and_no_traceback(self):
+        refused = OSError(errno.EROFS, 'Read-only file system')
+        with mock.patch('builtins.open', side_effect=refused), \
+                mock.patch.object(Path, 'unlink', side_effect=refused):  # even of a file that is not there
+            with self.assertRaisesRegex(ValueError, r'cannot write .*\(Read-only file system\)'):
+                tokenizer.save('new\n', self.path)
 
     def test_ctrl_c_while_saving_leaves_the_old_file(self):
         with mock.patch.object(os, 'replace', side_effect=KeyboardInterrupt):
