@@ -35,6 +35,9 @@ SETTINGS_LIMIT = 4096  # bytes: {"merges": 12} needs 14
 # A million tokens of a hundred characters, far past anything trained here, fits in this.
 TOKENIZER_LIMIT = 256 * 2**20
 MAKE_TOKENIZER = 'run python3 tokenizer.py to make it'
+# Memory a lab may need for each byte of text it reads: byte_bpe, the hungriest, peaked at
+# about 80 on a 1.1 MB novel (lab.fast_bpe at 22, measured with lab.speed on 12 MB).
+MEMORY_PER_TEXT_BYTE = 100
 SELFCHECK = 'python3 -m lab.selfcheck checks tokenizer.py rule by rule and says where to look'
 A_TEXT_FILE = 'give a UTF-8 text file'
 
@@ -58,9 +61,43 @@ def read_bytes(path, fix, limit=None):
     return data
 
 
+def memory_bytes():
+    """What this process may use: the machine's memory, or less under a limit (ulimit -v);
+    None where Python cannot tell."""
+    sizes = []
+    try:
+        sizes.append(os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES'))
+    except (AttributeError, ValueError, OSError):  # not on Windows
+        pass
+    try:
+        import resource
+        soft = resource.getrlimit(resource.RLIMIT_AS)[0]
+        if soft != resource.RLIM_INFINITY:
+            sizes.append(soft)
+    except ImportError:
+        pass
+    return min(sizes, default=None)
+
+
+def refuse_what_cannot_fit(path):
+    """ValueError, before a byte is read, for a text the labs would need more memory for than there is."""
+    try:
+        size = os.stat(path).st_size
+    except OSError:
+        return  # read_bytes says what is wrong
+    memory = memory_bytes()
+    if memory and size * MEMORY_PER_TEXT_BYTE > memory:
+        raise ValueError(f'{path} is {size / 2**20:,.0f} MiB, and the labs need about {MEMORY_PER_TEXT_BYTE} '
+                         f'bytes of memory for each byte of text, more than the {memory / 2**30:,.1f} GiB here: '
+                         f'give a part of it (at most {memory // MEMORY_PER_TEXT_BYTE // 2**20:,} MiB)')
+
+
 def read_text(path, fix=A_TEXT_FILE, limit=None):
     """The text of a file as the lesson's Path.read_text() gives it: UTF-8, with '\\r\\n'
-    and a lone '\\r' turned into '\\n'. A byte order mark is left out, as tokenizer.py does."""
+    and a lone '\\r' turned into '\\n'. A byte order mark is left out, as tokenizer.py does.
+    Without a limit, a text larger than the memory can hold is refused before it is read."""
+    if limit is None:
+        refuse_what_cannot_fit(path)
     data = read_bytes(path, fix, limit)
     try:
         text = data.decode('utf-8-sig')
@@ -393,6 +430,15 @@ def positive(text):
     """An argparse type: a whole number >= 1."""
     if not text.isdigit() or int(text) < 1:
         raise argparse.ArgumentTypeError(f'{text!r} is not a whole number >= 1')
+    return int(text)
+
+
+def jobs(text):
+    """An argparse type for --jobs: a whole number from 1 to the number of cores (more
+    processes than cores only wait for one another, and each one costs memory)."""
+    cores = os.cpu_count() or 1
+    if not text.isdigit() or not 1 <= int(text) <= cores:
+        raise argparse.ArgumentTypeError(f'{text!r} is not a whole number from 1 to {cores}, the cores here')
     return int(text)
 
 

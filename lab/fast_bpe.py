@@ -361,8 +361,11 @@ def encode(tok, text, jobs=1):
     if jobs <= 1 or '\n' not in tok.chars or len(text) < PARALLEL_FROM or not made_as_train_makes(tok):
         return encoder(tok)(text)
     size = -(-len(text) // (jobs * 4))  # four blocks a process, so that none waits long for the last
-    with multiprocessing.Pool(jobs, initializer=start_worker, initargs=(tok.state(),)) as pool:
-        encoded = pool.map(encode_in_worker, line_blocks(text, size))
+    try:
+        with multiprocessing.Pool(jobs, initializer=start_worker, initargs=(tok.state(),)) as pool:
+            encoded = pool.map(encode_in_worker, line_blocks(text, size))
+    except OSError as e:  # no more processes allowed (ulimit -u), or no memory for them
+        raise ValueError(f'cannot start {jobs} processes to encode with ({e.strerror}): use fewer --jobs') from None
     return list(chain.from_iterable(encoded))  # each block but the last ends in '\n', and holds its id
 
 

@@ -35,6 +35,9 @@ from lab import common, fast_bpe
 
 BINS = ['train.bin', 'val.bin']
 TRAIN_SHARE = 0.95
+# ids in the batch shown, as Python lists x and y (about 16 bytes an id): a real training
+# batch is far smaller (nanoGPT's Shakespeare example: 64 windows of 256, 16,384 ids).
+BATCH_LIMIT = 2**22
 UINT16_LIMIT = 2 ** 16  # the lesson's rule: 32 bits once the vocabulary reaches 65,536
 
 
@@ -137,10 +140,13 @@ def main():
                         help='windows in the batch (default: 4)')
     parser.add_argument('--seed', type=int, default=1337, metavar='N',
                         help='seed of the windows (default: 1337)')
-    parser.add_argument('--jobs', type=common.positive, default=1, metavar='N',
+    parser.add_argument('--jobs', type=common.jobs, default=1, metavar='N',
                         help='processes to encode with, for large files (default: 1)')
     parser.add_argument('--force', action='store_true', help='replace files in PATH that are not of this lab')
     args = parser.parse_args()
+    if args.batch_size * args.block_size > BATCH_LIMIT:
+        raise ValueError(f'--batch-size {args.batch_size:,} of --block-size {args.block_size:,} is '
+                         f'{args.batch_size * args.block_size:,} ids; at most {BATCH_LIMIT:,} are shown')
     for name in BINS:
         common.check_out(args.out / name, '.bin file', lambda path: path.suffix == '.bin',
                          inputs=[args.file, args.tokenizer], force=args.force)

@@ -195,7 +195,7 @@ def main():
                         help='text files to measure (default: data/train.txt)')
     parser.add_argument('--merges', type=common.whole_number, default=10_000, metavar='N',
                         help='merges to learn (default: 10000)')
-    parser.add_argument('--jobs', type=common.positive, default=os.cpu_count() or 1, metavar='N',
+    parser.add_argument('--jobs', type=common.jobs, default=os.cpu_count() or 1, metavar='N',
                         help='processes for the parallel encoding (default: one per core)')
     parser.add_argument('--lesson-merges', type=common.positive, default=20, metavar='K',
                         help="merges for the lesson's own trainer, which is slow (default: 20)")

@@ -1,9 +1,11 @@
 """The labs' key claims, and that each lab runs on the defaults and on a file of ours."""
 import json
+import os
 import random
 import re
 import unicodedata
 import unittest
+from unittest import mock
 
 from lab import (audit, byte_bpe, common, compression, fast_bpe, merge_order, normalize, prepare, pretokenize,
                  show, special, vocab_curve, word_bpe)
@@ -305,6 +307,29 @@ class EveryLabTest(unittest.TestCase):
                 self.assertEqual(done.stderr.count('\n'), 1, done.stderr)
                 self.assertEqual(done.stderr.count(f'lab.{name}:'), 1, done.stderr)  # said once
                 self.assertIn('nope.txt', done.stderr)
+
+
+class LimitsTest(unittest.TestCase):
+    def test_jobs_are_at_most_the_cores(self):
+        root = copy_project(self, parts=['tokenizer.py', 'settings.json', 'data/train.txt', 'lab'])
+        for name in ['prepare', 'speed']:
+            with self.subTest(name):
+                done = run(root, '-m', f'lab.{name}', '--jobs', str((os.cpu_count() or 1) + 1))
+                self.assertEqual(done.returncode, 2)
+                self.assertIn(f'from 1 to {os.cpu_count() or 1}, the cores here', done.stderr)
+
+    def test_a_batch_too_large_to_show_is_refused_before_any_work(self):
+        done = run(copy_project(self), '-m', 'lab.prepare', '--batch-size', '100000000')
+        self.assertEqual(done.returncode, 1)
+        self.assertIn('at most 4,194,304 are shown', done.stderr)
+        self.assertEqual(done.stderr.count('\n'), 1)
+
+    def test_processes_that_cannot_start_are_one_line(self):
+        tok = BPE.train(TEXT, 12)
+        refused = OSError(11, 'Resource temporarily unavailable')
+        with mock.patch('multiprocessing.Pool', side_effect=refused), \
+                self.assertRaisesRegex(ValueError, r'cannot start 2 processes .*use fewer --jobs'):
+            fast_bpe.encode(tok, TEXT * 400, jobs=2)
 
 
 class PretokenizeTest(unittest.TestCase):

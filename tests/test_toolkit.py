@@ -13,6 +13,7 @@ import runpy
 import signal
 import subprocess
 import sys
+import time
 import unittest
 from unittest import mock
 
@@ -169,6 +170,19 @@ class EveryLabTest(unittest.TestCase):
                 self.assertTrue(err.startswith(f'lab.{name}: bom.txt is empty: '), err)
                 self.assertEqual(err.count('\n'), 1, err)
                 self.assertEqual((self.root / 'data' / 'tokenizer.json').read_bytes(), saved)
+
+    def test_a_text_larger_than_the_memory_can_hold_is_refused_before_it_is_read(self):
+        with open(self.root / 'huge.txt', 'wb') as f:
+            f.truncate(2**40)  # a terabyte that takes no room on disk: a sparse file
+        self.addCleanup((self.root / 'huge.txt').unlink)
+        for name in [name for name in self.labs if name in TAKES_A_FILE]:
+            with self.subTest(name):
+                started = time.monotonic()
+                code, out, err = run_inside(self.root, name, 'huge.txt')
+                self.assertEqual(code, 1)
+                self.assertIn('huge.txt is 1,048,576 MiB', err)
+                self.assertEqual(err.count('\n'), 1, err)
+                self.assertLess(time.monotonic() - started, 10)
 
     def test_a_terminal_that_cannot_show_korean(self):
         for name in self.labs:
