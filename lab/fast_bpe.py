@@ -365,7 +365,8 @@ def encode(tok, text, jobs=1):
         with multiprocessing.Pool(jobs, initializer=start_worker, initargs=(tok.state(),)) as pool:
             encoded = pool.map(encode_in_worker, line_blocks(text, size))
     except OSError as e:  # no more processes allowed (ulimit -u), or no memory for them
-        raise ValueError(f'cannot start {jobs} processes to encode with ({e.strerror}): use fewer --jobs') from None
+        raise ValueError(f'cannot start {jobs} processes to encode with ({e.strerror}): '
+                         'use fewer --jobs') from None
     return list(chain.from_iterable(encoded))  # each block but the last ends in '\n', and holds its id
 
 
