@@ -170,14 +170,38 @@ def mb(value):
     return '-' if value is None else f'{value:.0f}'
 
 
-def make_corpus(path):
-    """Python's standard library source, file after file, up to CORPUS_SIZE characters."""
-    common.check_out(path, 'text file', lambda p: p.suffix == '.txt')
+def made_by_make_corpus(path):
+    """Whether path holds what --make-corpus writes: the first file of the standard library it reads."""
+    try:
+        with open(path, encoding='utf-8') as f:
+            return f.read(4096) == first_source()[:4096]
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
+def stdlib_sources():
+    """The standard library's own .py files, in the order --make-corpus reads them."""
     root = Path(sysconfig.get_paths()['stdlib'])
-    parts, size = [], 0
     for source in sorted(root.rglob('*.py')):
-        if {'site-packages', 'test', 'tests'} & set(source.relative_to(root).parts):
+        if not {'site-packages', 'test', 'tests'} & set(source.relative_to(root).parts):
+            yield source
+
+
+def first_source():
+    for source in stdlib_sources():
+        try:
+            return source.read_text(encoding='utf-8')
+        except (OSError, UnicodeDecodeError):
             continue
+    return ''
+
+
+def make_corpus(path, force=False):
+    """Python's standard library source, file after file, up to CORPUS_SIZE characters."""
+    # a corpus written before may be replaced, any other file (data/mixed.txt, say) only with --force
+    common.check_out(path, 'corpus written by --make-corpus', made_by_make_corpus, force=force)
+    parts, size = [], 0
+    for source in stdlib_sources():
         try:
             parts.append(source.read_text(encoding='utf-8'))
         except (OSError, UnicodeDecodeError):
@@ -201,10 +225,12 @@ def main():
                         help="merges for the lesson's own trainer, which is slow (default: 20)")
     parser.add_argument('--make-corpus', type=Path, metavar='PATH',
                         help='write the standard library corpus to PATH and stop')
+    parser.add_argument('--force', action='store_true',
+                        help='with --make-corpus: replace a file that is not such a corpus')
     parser.add_argument('--child', nargs=3, help=argparse.SUPPRESS)  # WHAT PATH PART: a child's job
     args = parser.parse_args()
     if args.make_corpus:
-        make_corpus(args.make_corpus)
+        make_corpus(args.make_corpus, args.force)
         return
     if args.child:
         what, path, part = args.child
@@ -214,7 +240,10 @@ def main():
                    'read': lambda: len(common.read_text(path))}[what]()
         print(ANSWER + json.dumps(figures))
         return
-    paths = [path.resolve() for path in args.files]
+    try:
+        paths = [path.resolve() for path in args.files]
+    except (RuntimeError, OSError) as e:  # a symlink loop: RuntimeError before Python 3.13, OSError after
+        raise ValueError(f'cannot follow {e}: give a text file') from None
     for path in paths:
         # refuse a bad file before the long runs; read in a child of its own, because a
         # child starts with its parent's peak memory (Linux keeps it across exec)

@@ -332,6 +332,25 @@ class LimitsTest(unittest.TestCase):
             fast_bpe.encode(tok, TEXT * 400, jobs=2)
 
 
+class SpeedFilesTest(unittest.TestCase):
+    def test_make_corpus_does_not_replace_a_file_of_the_user_without_force(self):
+        root = copy_project(self)
+        done = run(root, '-m', 'lab.speed', '--make-corpus', 'data/mixed.txt')
+        self.assertEqual(done.returncode, 1)
+        self.assertIn('use --force to replace it', done.stderr)
+        self.assertEqual((root / 'data' / 'mixed.txt').read_text(encoding='utf-8'), MIXED)
+        self.assertIn('--force', run(root, '-m', 'lab.speed', '--help').stdout)
+
+    @unittest.skipUnless(hasattr(os, 'symlink'), 'needs symlinks')
+    def test_a_symlink_loop_is_one_line(self):
+        root = copy_project(self, parts=['lab', 'tokenizer.py'])
+        (root / 'loop').symlink_to('loop')
+        done = run(root, '-m', 'lab.speed', 'loop')
+        self.assertEqual(done.returncode, 1)
+        self.assertEqual(done.stderr.count('\n'), 1, done.stderr)
+        self.assertIn('loop', done.stderr)
+
+
 class PretokenizeTest(unittest.TestCase):
     LINES = re.compile(r'[^\n]+|\n')  # a piece per line: then the lesson's BPE learns the same
 
