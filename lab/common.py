@@ -175,6 +175,8 @@ def problem_with(state):
     base = vocab[1:first]
     if not all(len(p) == 1 for p in base) or base != sorted(set(base)):
         return f'vocab[1:{first}] must be distinct single characters in code point order'
+    if UNKNOWN in base:  # encode would give its id for '\ufffd' and 0 for every other unknown character
+        return f'vocab[{base.index(UNKNOWN) + 1}] is "\\ufffd" again: the unknown character is id 0 alone'
     for n, m in enumerate(merges):
         new = first + n
         if not is_merge(m):
@@ -202,6 +204,8 @@ def load_tokenizer(path=SAVED):
     """A BPE rebuilt from a saved tokenizer.json; ValueError names the file and its first problem."""
     # imported here, not above, so that lab.selfcheck can still run when tokenizer.py cannot be imported
     from tokenizer import BPE
+    if os.path.isdir(path):  # tokenizer.py cannot write over a folder: say so first
+        raise ValueError(f'{path} is a folder, not a file: move it away, then {MAKE_TOKENIZER}')
     state = read_json(path, MAKE_TOKENIZER)
     problem = problem_with(state)
     if problem and isinstance(state, dict) and sorted(state) != ['merges', 'vocab']:

@@ -47,8 +47,11 @@ class ProblemTest(unittest.TestCase):
         self.assert_problem(damaged(lambda s: s['vocab'].__setitem__(5, 'AB')), 'single characters')
         self.assert_problem(damaged(lambda s: s['vocab'].__setitem__(6, s['vocab'][5])), 'distinct')
 
+    def test_the_unknown_character_is_id_0_alone(self):
+        self.assert_problem({'vocab': ['\ufffd', 'a', 'b', '\ufffd'], 'merges': []}, '"\\ufffd" again')
+
     def test_a_merge_is_two_ids_and_a_new_id_all_integers(self):
-        for bad in [[[1, 2]], [[1, 2], 28, 0], [[1], 28], [[1, 2, 3], 28], [[1.0, 2], 28],
+        for bad in [[[[1], 2], 28], [[1, 2]], [[1, 2], 28, 0], [[1], 28], [[1, 2, 3], 28], [[1.0, 2], 28],
                     [[1, True], 28], [['1', 2], 28], [1, 2, 28], [[1, 2], None], '[[1, 2], 28]']:
             with self.subTest(bad=bad):
                 state = damaged(lambda s, bad=bad: s['merges'].__setitem__(0, bad))
@@ -104,6 +107,11 @@ class DamagedFileTest(unittest.TestCase):
     def test_a_good_file_loads(self):
         self.path.write_text(json.dumps(GOOD, ensure_ascii=False), encoding='utf-8')
         self.assertEqual(load(self.path).encode(TEXT), BPE(**GOOD).encode(TEXT))
+
+    def test_a_folder_in_its_place_is_to_be_moved_before_training_again(self):
+        self.path.mkdir()
+        with self.assertRaisesRegex(ValueError, 'is a folder, not a file: move it away, then run python3 tokenizer'):
+            load(self.path)
 
     def test_missing_file_says_to_run_tokenizer_py(self):
         with self.assertRaisesRegex(ValueError, 'run python3 tokenizer.py'):
