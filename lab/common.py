@@ -406,10 +406,20 @@ def lab_name():
 
 
 def parser(doc):
-    """An argparse parser with the lab's docstring: its first line on top, its 'Try next' at the end."""
+    """An argparse parser with the lab's docstring: its first paragraph on top, its 'Try next'
+    at the end; what it says of a wrong argument is escaped, as every message is."""
     try_next = doc[doc.find('Try next'):].strip() if 'Try next' in doc else None
-    return argparse.ArgumentParser(prog=f'python3 -m {lab_name()}', description=doc.strip().splitlines()[0],
+    made = argparse.ArgumentParser(prog=f'python3 -m {lab_name()}', description=doc.strip().split('\n\n')[0],
                                    epilog=try_next, formatter_class=argparse.RawDescriptionHelpFormatter)
+    return escape_errors(made)
+
+
+def escape_errors(parser):
+    """parser, whose usage errors show the arguments escaped ('unrecognized arguments: ...' repeats
+    them as typed, and a file name matched by data/* may hold an escape sequence)."""
+    usage_error = parser.error
+    parser.error = lambda message: usage_error(shown(message))
+    return parser
 
 
 def add_file(parser, what):
@@ -509,3 +519,8 @@ def learners_error(error):
     # the function, not the comprehension inside it (<listcomp>, <genexpr>)
     function = ([f.name for f in mine_frames if not f.name.startswith('<')] or [mine_frames[-1].name])[-1]
     return [said, f'at tokenizer.py, line {mine_frames[-1].lineno}, in {function}', SELFCHECK]
+
+
+if __name__ == '__main__':
+    sys.exit('lab.common is the plumbing the labs share, not a lab: run one of the labs, '
+             'as the README lists them (python3 -m lab.bpe_trace, say)')

@@ -332,6 +332,14 @@ class LimitsTest(unittest.TestCase):
             fast_bpe.encode(tok, TEXT * 400, jobs=2)
 
 
+class NotALabTest(unittest.TestCase):
+    def test_lab_common_says_it_is_not_a_lab(self):
+        done = run(copy_project(self, parts=['lab']), '-m', 'lab.common', '--help')
+        self.assertEqual(done.returncode, 1)
+        self.assertIn('not a lab', done.stderr)
+        self.assertEqual(done.stderr.count('\n'), 1)
+
+
 class SpeedFilesTest(unittest.TestCase):
     def test_make_corpus_does_not_replace_a_file_of_the_user_without_force(self):
         root = copy_project(self)

@@ -6,6 +6,7 @@ training file full of escape sequences: the same behaviour in every lab.
 """
 import concurrent.futures
 import contextlib
+import importlib
 import io
 import os
 import random
@@ -103,6 +104,22 @@ class EveryLabTest(unittest.TestCase):
                 code, out, err = run_inside(self.root, name, '--no-such-option')
                 self.assertEqual(code, 2)
                 self.assertIn('unrecognized arguments: --no-such-option', err)
+
+    def test_help_shows_the_whole_first_paragraph_of_the_docstring(self):
+        for name in self.labs:
+            with self.subTest(name):
+                doc = importlib.import_module(f'lab.{name}').__doc__
+                first = ' '.join(doc.strip().split('\n\n')[0].split())
+                code, out, err = run_inside(self.root, name, '--help')
+                self.assertIn(first, ' '.join(out.split()))
+
+    def test_a_wrong_argument_is_shown_escaped(self):
+        for name in self.labs:
+            with self.subTest(name):
+                code, out, err = run_inside(self.root, name, '--no-\x1b]0;owned\x07')
+                self.assertEqual(code, 2)
+                self.assertNotIn('\x1b', err)
+                self.assertIn('\\x1b', err)
 
     def test_default_output_fits_80_columns(self):
         for name in self.labs:
