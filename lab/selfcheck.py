@@ -575,8 +575,8 @@ def rule_lines(words, name, answer, shown_file):
 
 def parser(words):
     """The command line, in the learner's language: --help is the catalog's own text."""
-    parse = common.escape_errors(argparse.ArgumentParser(prog='python3 -m lab.selfcheck', usage=words['usage'],
-                                                         add_help=False))
+    parse = argparse.ArgumentParser(prog='python3 -m lab.selfcheck', usage=words['usage'], add_help=False)
+    common.escape_errors(parse)
     parse.add_argument('file', nargs='?', type=Path, default=common.ROOT / 'tokenizer.py', metavar='FILE')
     parse.add_argument('--watch', action='store_true')
     parse.add_argument('--lang', choices=['en', 'ko'])
