@@ -80,13 +80,15 @@ def main():
     parser = common.parser(__doc__)
     parser.add_argument('files', nargs='*', type=Path, metavar='FILE',
                         help='text files (default: two built-in samples)')
-    common.add_tokenizer(parser, 'a saved tokenizer, for FILE')
+    common.add_tokenizer(parser, 'a saved tokenizer, for FILE or, given without FILE, for the samples')
     args = parser.parse_args()
-    if args.files:
+    if args.files or args.tokenizer != common.SAVED:
         tok = common.load_tokenizer(args.tokenizer)
-        texts = [(path.name, common.read_text(path)) for path in args.files]
         print(f'tokenizer: {common.shown(args.tokenizer.name)}, {len(tok.vocab)} tokens\n')
-        report(tok, texts)
+        if args.files:
+            report(tok, [(path.name, common.read_text(path)) for path in args.files])
+        else:
+            report(tok, [('English', ENGLISH), ('Korean', KOREAN)], slices=False)
         return
     tok = fast_bpe.train(ENGLISH + KOREAN.splitlines()[0] + '\n', SAMPLE_MERGES)
     print(f'tokenizer: trained on the English sample and one Korean sentence, {len(tok.merges)} merges\n')

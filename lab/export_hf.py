@@ -94,7 +94,7 @@ def main():
     from_hf(common.read_json(args.out, 'run python3 -m lab.export_hf again'))  # it reads back
     out = common.shown(str(args.out))
     print(f'wrote {out}: {len(tok.vocab)} tokens, {len(tok.merges)} merges')
-    print(f"load it with: tokenizers.Tokenizer.from_file('{out}')")
+    print(f'load it with: tokenizers.Tokenizer.from_file({common.shown(repr(str(out)))})')  # valid Python
 
 
 if __name__ == '__main__':

@@ -1,4 +1,5 @@
 """lab.export_hf: the Hugging Face file holds the same tokenizer and gives the same ids."""
+import ast
 import json
 import random
 import unittest
@@ -72,6 +73,15 @@ class ExportTest(unittest.TestCase):
         raw = (root / 'data' / 'tokenizer.hf.json').read_text(encoding='utf-8')
         self.assertIn('"unk_token": "\ufffd"', raw)  # written as itself
         self.assertEqual(from_hf(json.loads(raw)).state(), BPE.train(TEXT, 12).state())
+
+    def test_the_load_hint_is_valid_python_for_a_path_with_a_quote(self):
+        root = copy_project(self)
+        run(root, 'tokenizer.py')
+        done = run(root, '-m', 'lab.export_hf', '--out', "it's.json")
+        self.assertEqual(done.returncode, 0, done.stderr)
+        hint = done.stdout.splitlines()[-1]
+        call = ast.parse(hint.split('load it with: ', 1)[1]).body[0].value
+        self.assertEqual(ast.literal_eval(call.args[0]), "it's.json")
 
     def test_command_line_refuses_a_vocab_with_a_string_twice_in_one_line(self):
         root = copy_project(self)

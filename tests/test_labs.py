@@ -332,6 +332,18 @@ class LimitsTest(unittest.TestCase):
             fast_bpe.encode(tok, TEXT * 400, jobs=2)
 
 
+class CompressionCommandTest(unittest.TestCase):
+    def test_a_tokenizer_given_without_a_file_is_used_on_the_samples(self):
+        root = copy_project(self)
+        missing = run(root, '-m', 'lab.compression', '--tokenizer', 'missing.json')
+        self.assertEqual(missing.returncode, 1)
+        self.assertIn('missing.json', missing.stderr)
+        run(root, '-m', 'lab.fast_bpe', '--merges', '3', '--out', 'three.json')
+        done = run(root, '-m', 'lab.compression', '--tokenizer', 'three.json')
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertTrue(done.stdout.startswith('tokenizer: three.json, 31 tokens'), done.stdout)
+
+
 class NotALabTest(unittest.TestCase):
     def test_lab_common_says_it_is_not_a_lab(self):
         done = run(copy_project(self, parts=['lab']), '-m', 'lab.common', '--help')
