@@ -322,6 +322,7 @@ class FromAnotherFolderTest(unittest.TestCase):
         elsewhere = run(root, '-m', 'tokenizer', cwd=root.parent, env={'PYTHONPATH': str(installed)})
         self.assertEqual(elsewhere.returncode, 1)
         self.assertNotIn('site-packages', elsewhere.stderr)
+        self.assertIn(str(root.parent / 'settings.json'), elsewhere.stderr)  # the folder it looked in
 
 
 def without_checks(source):
