@@ -279,7 +279,8 @@ def check_out(path, kind, is_kind, inputs=(), force=False):
 def save(data, path):
     """Write text or bytes to path all at once: a temporary file of our own beside it,
     flushed to disk, then renamed over it. A crash leaves the old file or the new one,
-    never half; of two writers at once, the last rename wins with its whole file."""
+    never half; of two writers at once, the last rename wins with its whole file, and the
+    other is told: what a lab says it saved is what is on disk."""
     shown_path, path = path, Path(os.path.realpath(path))  # through a symlink: the link stays
     data = data.encode('utf-8') if isinstance(data, str) else data
     try:
@@ -295,14 +296,19 @@ def save(data, path):
             f.write(data)
             f.flush()
             os.fsync(f.fileno())
+            ours = os.fstat(f.fileno())
         os.chmod(tmp, mode)
         os.replace(tmp, path)
         tmp = None
+        there = os.stat(path)
     except OSError as e:
         raise ValueError(f'cannot write {shown_path} ({e.strerror})') from None
     finally:
         if tmp:
             os.unlink(tmp)
+    if (there.st_dev, there.st_ino) != (ours.st_dev, ours.st_ino):
+        raise ValueError(f'{shown_path} was replaced by another program while this one saved it: '
+                         'run this again once that one is done')
 
 
 # Showing ----------------------------------------------------------------------------

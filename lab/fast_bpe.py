@@ -538,6 +538,7 @@ def main():
         print(f'(asked for {count} merges; no pair occurs twice after {len(tok.merges)})')
     ok = tok.decode(encode(tok, text)) == text
     print('roundtrip:', 'OK' if ok else 'FAILED', encode(tok, 'Q: hi\nA: '))
+    print(f'saved {common.shown(str(args.out))}')
 
 
 def save_tokenizer(tok, path):

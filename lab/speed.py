@@ -44,6 +44,7 @@ except ImportError:
 
 LESSON_CHARS = 200_000  # the lesson's trainer needs about a second a merge for this much text
 CORPUS_SIZE = 12_000_000  # characters of standard library source for --make-corpus
+MEASURABLE_FROM = 100_000  # characters: on less, timings are mostly the cost of starting
 ANSWER = '@@lab.speed '  # starts a child's answer, so that a print in tokenizer.py is never read as one
 
 
@@ -244,10 +245,17 @@ def main():
         paths = [path.resolve() for path in args.files]
     except (RuntimeError, OSError) as e:  # a symlink loop: RuntimeError before Python 3.13, OSError after
         raise ValueError(f'cannot follow {e}: give a text file') from None
-    for path in paths:
-        # refuse a bad file before the long runs; read in a child of its own, because a
-        # child starts with its parent's peak memory (Linux keeps it across exec)
-        apart('--child', 'read', path, 1)
+    sizes = {path: apart('--child', 'read', path, 1) for path in paths}  # refuse a bad file before
+    # the long runs; read in a child of its own: a child starts with its parent's peak memory
+    small = [path for path in paths if sizes[path] < MEASURABLE_FROM]
+    for path in small:
+        print(f'{common.shown(path.name)}: {sizes[path]:,} characters, too small to measure '
+              '(fixed costs would be most of it)')
+    paths = [path for path in paths if path not in small]
+    if not paths:
+        print(f'give a text of {MEASURABLE_FROM:,} characters or more; to make one of 12 MB:\n'
+              '  python3 -m lab.speed --make-corpus stdlib.txt && python3 -m lab.speed stdlib.txt')
+        return
     theirs_version = has_tokenizers()
     print(f'lab.fast_bpe, {args.merges:,} merges asked (fewer when no pair occurs twice)\n', flush=True)
     results = []

@@ -90,13 +90,34 @@ class SaveTest(unittest.TestCase):
                 common.save('new\n', self.path)
         self.assertEqual((self.path.read_text(), self.leftovers()), ('old\n', []))
 
-    def test_many_writers_at_once_leave_one_whole_file(self):
+    def test_many_writers_at_once_leave_one_whole_file_and_only_its_writer_says_saved(self):
         texts = [str(n) * 50_000 for n in range(4)]
+
+        def write(text):
+            try:
+                common.save(text, self.path)
+                return text
+            except ValueError as e:
+                self.assertIn('was replaced by another program while this one saved it', str(e))
+                return None
         for _ in range(25):
             with concurrent.futures.ThreadPoolExecutor(4) as pool:
-                list(pool.map(lambda text: common.save(text, self.path), texts))
+                said_saved = [text for text in pool.map(write, texts) if text]
             self.assertIn(self.path.read_text(), texts)
-        self.assertEqual(self.leftovers(), [])
+            self.assertIn(self.path.read_text(), said_saved)  # the one on disk was said to be saved
+
+    def test_a_writer_whose_file_is_replaced_right_after_its_rename_is_told(self):
+        real_replace = os.replace
+
+        def replace_then_another_writer(source, target):
+            real_replace(source, target)
+            other = self.path.with_name('other.tmp')
+            other.write_text('theirs\n')
+            real_replace(other, target)
+        with mock.patch.object(os, 'replace', replace_then_another_writer), \
+                self.assertRaisesRegex(ValueError, 'replaced by another program'):
+            common.save('ours\n', self.path)
+        self.assertEqual(self.path.read_text(), 'theirs\n')
 
     @unittest.skipUnless(hasattr(signal, 'SIGKILL'), 'needs SIGKILL')
     def test_a_writer_killed_at_any_moment_leaves_the_old_or_the_new_file(self):

@@ -352,6 +352,24 @@ class NotALabTest(unittest.TestCase):
         self.assertEqual(done.stderr.count('\n'), 1)
 
 
+class SpeedTest(unittest.TestCase):
+    def test_a_text_too_small_to_measure_is_said_so_with_how_to_make_a_corpus(self):
+        done = run(copy_project(self), '-m', 'lab.speed')
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertIn('train.txt: 309 characters, too small to measure', done.stdout)
+        self.assertIn('--make-corpus', done.stdout)
+        self.assertNotIn('B/char', done.stdout)
+
+    def test_a_text_large_enough_is_measured(self):
+        root = copy_project(self)
+        rng = random.Random(3)
+        (root / 'mid.txt').write_text(''.join(rng.choice('abcdefgh ij\n') for _ in range(110_000)))
+        done = run(root, '-m', 'lab.speed', 'mid.txt', '--merges', '20', '--lesson-merges', '1')
+        self.assertEqual(done.returncode, 0, done.stderr)
+        row = next(line for line in done.stdout.splitlines() if line.startswith('mid.txt'))
+        self.assertEqual(row.split()[1:3], ['110,000', '20'])
+
+
 class SpeedFilesTest(unittest.TestCase):
     def test_make_corpus_does_not_replace_a_file_of_the_user_without_force(self):
         root = copy_project(self)
