@@ -249,12 +249,12 @@ def main():
     # the long runs; read in a child of its own: a child starts with its parent's peak memory
     small = [path for path in paths if sizes[path] < MEASURABLE_FROM]
     for path in small:
-        print(f'{common.shown(path.name)}: {sizes[path]:,} characters, too small to measure '
-              '(fixed costs would be most of it)')
+        print(common.fill(f'{common.shown(path.name)}: {sizes[path]:,} characters, too small to measure '
+                          '(fixed costs would be most of it)', '', '  '))
     paths = [path for path in paths if path not in small]
     if not paths:
         print(f'give a text of {MEASURABLE_FROM:,} characters or more; to make one of 12 MB:\n'
-              '  python3 -m lab.speed --make-corpus stdlib.txt && python3 -m lab.speed stdlib.txt')
+              '  python3 -m lab.speed --make-corpus stdlib.txt\n  python3 -m lab.speed stdlib.txt')
         return
     theirs_version = has_tokenizers()
     print(f'lab.fast_bpe, {args.merges:,} merges asked (fewer when no pair occurs twice)\n', flush=True)
