@@ -250,7 +250,7 @@ def main():
     small = [path for path in paths if sizes[path] < MEASURABLE_FROM]
     for path in small:
         print(common.fill(f'{common.shown(path.name)}: {sizes[path]:,} characters, too small to measure '
-                          '(fixed costs would be most of it)', '', '  '))
+                          '(fixed costs would dominate)', '', '  '))
     paths = [path for path in paths if path not in small]
     if not paths:
         print(f'give a text of {MEASURABLE_FROM:,} characters or more; to make one of 12 MB:\n'
