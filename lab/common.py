@@ -104,12 +104,26 @@ def read_text(path, fix=A_TEXT_FILE, limit=None):
         text = data.decode('utf-8-sig')
     except UnicodeDecodeError as e:  # e.object: the bytes after a byte order mark, as e.start counts
         line, byte = e.object.count(b'\n', 0, e.start) + 1, e.object[e.start]
+        if is_cp949_korean(data):
+            name = Path(path).name
+            convert = f'iconv -f cp949 -t utf-8 {name} > {Path(name).stem}-utf8.txt'
+            raise ValueError(f'{path} is not UTF-8 but Korean in CP949 (EUC-KR), as older Windows tools '
+                             f'save it: {convert}') from None
         raise ValueError(f'{path} is not UTF-8 (byte 0x{byte:02x}, line {line}): save it as UTF-8') from None
     if not text:  # a byte order mark alone (Notepad's empty "UTF-8 with BOM") is empty too
         raise ValueError(f'{path} is empty: {fix}')
     if '\x00' in text:  # UTF-16 read as UTF-8 has a NUL beside every Latin letter
         raise ValueError(f'{path} holds NUL characters, so it looks like UTF-16: save it as UTF-8')
     return text.replace('\r\n', '\n').replace('\r', '\n')
+
+
+def is_cp949_korean(data):
+    """Whether bytes that are not UTF-8 read as CP949 (Windows' Korean, a superset of EUC-KR)
+    with Hangul in them: then that is almost surely what they are."""
+    try:
+        return bool(HANGUL.search(data.decode('cp949')))
+    except UnicodeDecodeError:
+        return False
 
 
 def strict_json(text):

@@ -44,6 +44,14 @@ class ReadTest(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, r'byte 0xff, line 3\)'):
             self.read(b'\xef\xbb\xbfab\ncd\nef\xffgh\n')
 
+    def test_korean_in_cp949_is_named_with_how_to_convert_it(self):
+        self.path.write_bytes('Q: 안녕하세요\nA: 반갑습니다\n'.encode('cp949'))
+        with self.assertRaisesRegex(ValueError, 'Korean in CP949 .*iconv -f cp949 -t utf-8'):
+            common.read_text(self.path)
+        self.path.write_bytes('café\n'.encode('latin-1'))  # not Korean: the plain message
+        with self.assertRaisesRegex(ValueError, r'not UTF-8 \(byte 0xe9, line 1\)'):
+            common.read_text(self.path)
+
     def test_utf16_is_refused_with_a_hint(self):
         for data in ['Q: hi\n'.encode('utf-16-le'), 'Q: hi\n'.encode('utf-16')]:
             with self.subTest(data=data[:4]), self.assertRaisesRegex(ValueError, 'UTF-16|not UTF-8'):
