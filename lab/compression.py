@@ -43,7 +43,8 @@ KINDS = [  # the first that matches names the line
     ('code', re.compile(r'^\s{2,}\S|[{}]|;$|^\s*(def|class|import|return|for|if)\b|==|\w\(.*\)')),
     ('numbers', re.compile(r'\d')),
 ]
-HEADER = ['text', 'lines', 'chars', 'tokens', 'chars/tok', 'bytes/tok', 'unknown', 'p50', 'p95', 'p99']
+HEADER = ['text', 'lines', 'chars', 'tokens', 'ch/tok', 'B/tok', 'unknown', 'p50', 'p95', 'p99']
+NAME_COLUMNS = 16  # a longer file name is cut, so that the table fits 80 columns with millions in it
 
 
 def kind_of(line):
@@ -64,7 +65,8 @@ def report(tok, named_texts, slices=True):
     rows = [HEADER]
     for name, text in named_texts:
         lines = common.lines_of(text)
-        rows.append(measure(common.shown(name), tok, encode, lines))
+        name = common.shown(name)
+        rows.append(measure(name if len(name) <= NAME_COLUMNS else name[:NAME_COLUMNS - 1] + '~', tok, encode, lines))
         kinds = {}
         for line in lines:
             if line.strip():  # a blank line is of no kind
@@ -72,8 +74,9 @@ def report(tok, named_texts, slices=True):
         if slices and len(kinds) > 1:  # a row for each kind of line, in order of first appearance
             rows += [measure(f'  {kind}', tok, encode, part) for kind, part in kinds.items()]
     print(common.table(rows, right=range(1, len(HEADER))))
-    print('\nchars, bytes, tokens: of the lines, newlines not counted; unknown: share of the')
-    print('characters that became id 0; p50/p95/p99: tokens per line (nearest rank)')
+    print('\nchars, tokens: of the lines, newlines not counted; ch/tok, B/tok: characters and')
+    print('UTF-8 bytes per token; unknown: share of the characters that became id 0;')
+    print('p50/p95/p99: tokens per line (nearest rank)')
 
 
 def main():

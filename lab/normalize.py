@@ -16,7 +16,7 @@ Then it reports whether FILE (default data/train.txt) is in NFC, and which lines
 not; it exits 1 when some are not.
 
 Try next: make an NFD file with
-    python3 -c "import unicodedata as u; print(u.normalize('NFD','한국어'))" >x.txt
+    python3 -c "import unicodedata as u;print(u.normalize('NFD','한국'))" >x.txt
 and run the lab on x.txt.
 """
 import sys

@@ -178,7 +178,7 @@ def main():
     xs, ys = windows(back, args.block_size, args.batch_size, args.seed)
     shifted = all(y[:-1] == x[1:] for x, y in zip(xs, ys)) and all(len(y) == args.block_size for y in ys)
     size = array(typecode).itemsize
-    print(f'documents   {len(docs):,} ({how}), each ended by the newline id {end}')
+    print(common.fill(f'{len(docs):,} ({how}), each ended by the newline id {end}', 'documents   ', ' ' * 12))
     print(f'tokens      {len(train) + len(val):,}, vocabulary {len(tok.vocab):,}: {kind}, little-endian')
     for name, ids, count in [('train.bin', train, cut), ('val.bin', val, len(docs) - cut)]:
         print(f'{name:<12}{len(ids):,} tokens, {count:,} document{"s" * (count != 1)}, '

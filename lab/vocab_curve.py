@@ -131,7 +131,7 @@ def main():
     flat = flattens(points)
     print()
     if flat is None:
-        print('the held-out curve still improves at the largest vocabulary: more merges may pay off')
+        print('the held-out curve still improves at the largest vocabulary:\nmore merges may pay off')
     else:
         print(f'the held-out curve stops improving (under {FLAT:.0%} a step) '
               f'from a vocabulary of {flat:,} on')

@@ -96,7 +96,7 @@ class EveryLabTest(unittest.TestCase):
                 self.assertIn(f'usage: python3 -m lab.{name}', out)
                 self.assertNotIn(str(ROOT), out)  # defaults as typed, not absolute paths
                 self.assertIn('Try next', out)
-                self.assertLessEqual(max(map(len, out.splitlines())), 80)
+                self.assertLessEqual(max(map(common.width, out.splitlines())), 80)  # Hangul is 2 wide
 
     def test_an_unknown_option_is_a_usage_error(self):
         for name in self.labs:
@@ -128,8 +128,29 @@ class EveryLabTest(unittest.TestCase):
                     code, out, err = run_inside(self.root, name, *SLOW.get(name, []), *extra)
                     self.assertIn(code, (0, 1), err)  # 1: audit and normalize fail their gates on mixed.txt
                     self.assertTrue(out)
-                    wide = [line for line in (out + err).splitlines() if len(line) > 80]
+                    wide = [line for line in (out + err).splitlines() if common.width(line) > 80]
                     self.assertEqual(wide, [])
+
+    def test_output_fits_80_columns_on_a_large_text_too(self):
+        # a megabyte of text: figures of seven digits and more, which the defaults never show
+        if not {'compression', 'prepare'} & set(self.labs):
+            self.skipTest('for compression and prepare')
+        rng = random.Random(5)
+        words = [''.join(rng.choice('abcdefghijklmnopqrstuvwxyz') for _ in range(rng.randint(2, 9)))
+                 for _ in range(3000)]
+        lines = [' '.join(rng.choice(words) for _ in range(rng.randint(5, 15))) for _ in range(16_000)]
+        text = '\n\n'.join('\n'.join(lines[n:n + 10]) for n in range(0, len(lines), 10)) + '\n'
+        (self.root / 'large.txt').write_text(text, encoding='utf-8')
+        self.assertGreater(len(text), 1_000_000)
+        code, _, err = run_inside(self.root, 'fast_bpe', 'large.txt', '--merges', '40', '--out', 'large.json')
+        self.assertEqual(code, 0, err)
+        for name, args in [('compression', ['large.txt', '--tokenizer', 'large.json']),
+                           ('prepare', ['large.txt', '--tokenizer', 'large.json', '--out', 'large-bins'])]:
+            with self.subTest(name):
+                (self.root / 'large-bins').mkdir(exist_ok=True)
+                code, out, err = run_inside(self.root, name, *args)
+                self.assertIn(code, (0, 1), err)
+                self.assertEqual([line for line in (out + err).splitlines() if common.width(line) > 80], [])
 
     def test_a_reader_that_stops_early_gets_no_traceback(self):
         def closed_pipe(name):
