@@ -66,7 +66,8 @@ def report(tok, named_texts, slices=True):
     for name, text in named_texts:
         lines = common.lines_of(text)
         name = common.shown(name)
-        rows.append(measure(name if len(name) <= NAME_COLUMNS else name[:NAME_COLUMNS - 1] + '~', tok, encode, lines))
+        name = name if len(name) <= NAME_COLUMNS else name[:NAME_COLUMNS - 1] + '~'
+        rows.append(measure(name, tok, encode, lines))
         kinds = {}
         for line in lines:
             if line.strip():  # a blank line is of no kind
