@@ -66,7 +66,8 @@ def report(tok, named_texts, slices=True):
     for name, text in named_texts:
         lines = common.lines_of(text)
         name = common.shown(name)
-        name = name if len(name) <= NAME_COLUMNS else name[:NAME_COLUMNS - 1] + '~'
+        while common.width(name) > NAME_COLUMNS:  # cut by the columns shown: Hangul takes two
+            name = name[:-2] + '~'
         rows.append(measure(name, tok, encode, lines))
         kinds = {}
         for line in lines:
