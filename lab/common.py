@@ -412,6 +412,18 @@ def count_lines(tok, encode, lines):
             'unknown': Counter(ch for line in lines for ch in line if ch not in tok.chars)}
 
 
+STATUS = {'shown': False}  # whether a status line stands on stderr now, for fail() to clear
+
+
+def status(text=''):
+    """Show on a terminal what long work is doing, on one line of stderr drawn over in place;
+    status() clears it. Nothing when stderr is not a terminal: a log or a pipe gets results only."""
+    if not (sys.stderr and sys.stderr.isatty()) or not (text or STATUS['shown']):
+        return
+    print(f'\r{text[:79]:<79}' if text else f'\r{" " * 79}\r', end='', file=sys.stderr, flush=True)
+    STATUS['shown'] = bool(text)
+
+
 def use_colour(stream=None):
     stream = stream or sys.stdout
     return stream.isatty() and not os.environ.get('NO_COLOR') and os.environ.get('TERM') != 'dumb'
@@ -480,6 +492,7 @@ def jobs(text):
 def fail(message, code=1):
     """Exit with one line on stderr, escaped: a file name may hold anything."""
     if sys.stderr:
+        status()  # a line of long work is cleared first: the message starts a line of its own
         print(f'{lab_name()}: {shown(str(message))}', file=sys.stderr)
     sys.exit(code)
 

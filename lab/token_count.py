@@ -27,7 +27,9 @@ def main():
     args = parser.parse_args()
     text = common.read_text(args.file, 'put your training text there')
     for count in args.merges:
+        common.status(f'training with {count} merges on {len(text):,} characters ...')  # long on a book
         tok = BPE.train(text, count)
+        common.status()
         print('merges', count, 'vocab', len(tok.vocab), 'tokens', len(tok.encode(text)))
 
 

@@ -51,14 +51,18 @@ def sizes(smallest, largest, count=POINTS):
 
 def curve(train_text, held_text, merges):
     """[(vocabulary size, train chars/token, held-out chars/token)] at about POINTS sizes."""
+    common.status(f'learning {merges:,} merges on {len(train_text):,} characters ...')
     tok = fast_bpe.train(train_text, merges)
     base = len(tok.vocab) - len(tok.merges)
     points = []
-    for size in sizes(base, len(tok.vocab)):
+    steps = sizes(base, len(tok.vocab))
+    for n, size in enumerate(steps, 1):
+        common.status(f'encoding with a vocabulary of {size:,} ({n} of {len(steps)}) ...')
         partial = BPE(tok.vocab[:size], tok.merges[:size - base])
         encode = fast_bpe.encoder(partial)
         points.append((size, len(train_text) / max(len(encode(train_text)), 1),
                        len(held_text) / max(len(encode(held_text)), 1)))
+    common.status()
     return points
 
 

@@ -25,6 +25,13 @@ class MergeOrderTest(unittest.TestCase):
         tok = BPE.train(TEXT, 12)
         self.assertNotEqual(merge_order.shuffled(tok, 0).encode(TEXT), tok.encode(TEXT))
 
+    def test_the_engine_cut_at_newlines_gives_each_lines_ids_in_either_order(self):
+        for text in [TEXT, MIXED, MIXED.rstrip('\n')]:
+            tok = BPE.train(text, 60)
+            for t in [tok, merge_order.shuffled(tok, 3)]:
+                lines = merge_order.by_line(fast_bpe.encode(t, text), t.chars['\n'])
+                self.assertEqual(lines, [t.encode(line) for line in text.splitlines(keepends=True)])
+
 
 class WordBpeTest(unittest.TestCase):
     def test_round_trip_restores_every_space_exactly(self):

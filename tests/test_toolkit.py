@@ -242,6 +242,21 @@ class TerminalTest(unittest.TestCase):
         self.assertFalse(common.use_colour(io.StringIO()))
 
     @unittest.skipUnless(hasattr(os, 'openpty'), 'needs a pseudo-terminal')
+    def test_long_work_shows_it_is_alive_on_a_terminal_and_clears_the_line(self):
+        root = copy_project(self, parts=['settings.json', 'data/train.txt', 'lab', 'tokenizer.py'])
+        for name, said in [('token_count', b'training with 48 merges'), ('vocab_curve', b'encoding with')]:
+            with self.subTest(name):
+                leader, follower = os.openpty()
+                done = subprocess.run([sys.executable, '-m', f'lab.{name}'], cwd=root, stdout=subprocess.PIPE,
+                                      stderr=follower, timeout=60)
+                os.close(follower)
+                seen = os.read(leader, 65536)
+                os.close(leader)
+                self.assertEqual(done.returncode, 0)
+                self.assertIn(said, seen)
+                self.assertTrue(seen.endswith(b'\r' + b' ' * 79 + b'\r'), seen[-100:])  # cleared at the end
+
+    @unittest.skipUnless(hasattr(os, 'openpty'), 'needs a pseudo-terminal')
     def test_ctrl_c_during_the_progress_line_starts_its_message_on_a_new_line(self):
         root = copy_project(self, parts=['settings.json', 'data/train.txt', 'lab', 'tokenizer.py'])
         rng = random.Random(1)
