@@ -83,8 +83,8 @@ def from_bytes(raw, typecode):
     return data.tolist()
 
 
-def encode_documents(tok, docs, jobs=1):
-    """The ids of each document, ended by the newline id; with jobs > 1, in that many processes."""
+def encode_documents(tok, docs, jobs=None):
+    """The ids of each document, ended by the newline id; in jobs processes (fast_bpe.encode)."""
     end = tok.chars['\n']
     ids = fast_bpe.encode(tok, ''.join(doc + '\n' for doc in docs), jobs)
     out, start = [], 0
@@ -140,8 +140,9 @@ def main():
                         help='windows in the batch (default: 4)')
     parser.add_argument('--seed', type=int, default=1337, metavar='N',
                         help='seed of the windows (default: 1337)')
-    parser.add_argument('--jobs', type=common.jobs, default=1, metavar='N',
-                        help='processes to encode with, for large files (default: 1)')
+    parser.add_argument('--jobs', type=common.jobs, metavar='N',
+                        help='processes to encode with (default: one per core for a text of '
+                             f'{fast_bpe.PARALLEL_FROM:,} characters or more, else one)')
     parser.add_argument('--force', action='store_true', help='replace files in PATH that are not of this lab')
     args = parser.parse_args()
     if args.batch_size * args.block_size > BATCH_LIMIT:

@@ -117,6 +117,20 @@ class ParallelEncodeTest(unittest.TestCase):
         with mock.patch.object(fast_bpe, 'PARALLEL_FROM', 0):  # parallel even for a small text
             self.assertEqual(fast_bpe.encode(tok, text, jobs=2), tok.encode(text))
 
+    def test_by_default_a_large_text_uses_every_core_and_a_small_one_a_single_process(self):
+        tok = fast_bpe.train(TEXT, 30)
+        started = []
+
+        def pool(jobs, **_):
+            started.append(jobs)
+            raise OSError(11, 'stop here')  # enough to know how many were asked for
+        large = TEXT * (fast_bpe.PARALLEL_FROM // len(TEXT) + 1)
+        with mock.patch('multiprocessing.Pool', pool), mock.patch('os.cpu_count', return_value=3):
+            self.assertEqual(fast_bpe.encode(tok, TEXT), tok.encode(TEXT))  # small: no processes
+            with self.assertRaises(ValueError):
+                fast_bpe.encode(tok, large)
+        self.assertEqual(started, [3])
+
     def test_hand_made_merges_of_newlines_are_not_cut_at_newlines(self):
         tok = BPE(['\ufffd', '\n', 'a', 'a\n'], [[[2, 1], 3]])
         with mock.patch.object(fast_bpe, 'PARALLEL_FROM', 0):
