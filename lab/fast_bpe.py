@@ -91,6 +91,13 @@ def fresh_characters(used):
             yield chr(point)
 
 
+def spare(used):
+    """How many characters fresh_characters(used) has: fewer than a text needs only when it
+    uses nearly every code point there is."""
+    taken = sum(1 for ch in used if ord(ch) >= 0x100 and not 0xD800 <= ord(ch) < 0xE000)
+    return 0x110000 - 0x100 - 0x800 - taken
+
+
 def text_lines(text):
     """(line number, line, weight) for each distinct line of two characters or more (a shorter
     one holds no pair): numbered in order of first appearance, weighted by how often it occurs."""
@@ -176,7 +183,12 @@ def train(text, count, progress=None):
     vocab = [UNKNOWN] + sorted(set(text) - {UNKNOWN})
     id_of = {ch: i for i, ch in enumerate(vocab)}
     width = dict.fromkeys(vocab, 1)  # characters of text in each token
-    fresh = fresh_characters(set(text) | {'\n', UNKNOWN})
+    used = set(vocab) | {'\n'}
+    if count and spare(used) <= count:  # a spacer and a character for each new token: too few left
+        raise ValueError(f'the text uses {len(vocab) - 1:,} distinct characters, leaving {spare(used):,} '
+                         'code points free; lab.fast_bpe writes each new token as a free one: ask for '
+                         f'at most {max(spare(used) - 1, 0):,} merges')
+    fresh = fresh_characters(used)
     spacer = next(fresh)  # joins the units of one weight for a merge: no pair holds it
     lines = text_lines(text)
     # a place in the text as one number, line * stride + characters before it in the line,
@@ -430,6 +442,8 @@ def replayer(tok):
     str.replace: over the whole text while the pair is common, then over only the lines
     that hold both of its tokens."""
     base = {i: ch for ch, i in tok.chars.items()}  # a base token is its own character
+    if spare(tok.chars) <= len(tok.vocab) - len(base):  # nearly every code point is a token:
+        return tok.encode  # no characters are left to write the others with; the lesson's way needs none
     fresh = fresh_characters(tok.chars)
     char_of = [base.get(i) or next(fresh) for i in range(len(tok.vocab))]
     id_of = {ch: i for i, ch in enumerate(char_of)}

@@ -110,6 +110,27 @@ class ReplayTest(unittest.TestCase):
                 self.assertEqual(fast_bpe.encode(tok, text), tok.encode(text), (merges, text))
 
 
+class FreeCodePointsTest(unittest.TestCase):
+    """The engine writes each new token as a character the text does not use."""
+
+    def test_spare_counts_the_code_points_left_above_latin1_without_surrogates(self):
+        everything = 0x110000 - 0x100 - 0x800
+        self.assertEqual(fast_bpe.spare(set('abc\n')), everything)
+        self.assertEqual(fast_bpe.spare({'\u0100', '한', '\ud800'}), everything - 2)
+
+    def test_too_few_left_for_the_merges_asked_is_one_clear_error(self):
+        with mock.patch.object(fast_bpe, 'spare', return_value=3):
+            with self.assertRaisesRegex(ValueError, 'leaving 3 code points free.*at most 2 merges'):
+                fast_bpe.train(TEXT, 5)
+            self.assertEqual(fast_bpe.train(TEXT, 2).state(), BPE.train(TEXT, 2).state())
+
+    def test_encoding_needs_none_when_none_are_left(self):
+        tok = fast_bpe.train(TEXT, 12)
+        text = TEXT * (fast_bpe.REPLAY_FROM // len(TEXT) + 1)  # long: the replaying encoder
+        with mock.patch.object(fast_bpe, 'spare', return_value=0):
+            self.assertEqual(fast_bpe.encode(tok, text, jobs=1), tok.encode(text))
+
+
 class ParallelEncodeTest(unittest.TestCase):
     def test_jobs_give_the_same_ids(self):
         text = (TEXT + 'Cat 안녕 😀\n\n') * 40
