@@ -110,8 +110,11 @@ def measure_lesson(path, merges):
 
 def apart(*args):
     """Run this lab with args in a fresh Python: its figures, as a dict."""
-    done = subprocess.run([sys.executable, '-m', 'lab.speed', *map(str, args)], cwd=common.ROOT,
-                          capture_output=True, text=True, encoding='utf-8')
+    try:
+        done = subprocess.run([sys.executable, '-m', 'lab.speed', *map(str, args)], cwd=common.ROOT,
+                              capture_output=True, text=True, encoding='utf-8')
+    except OSError as e:  # no more processes allowed (ulimit -u), or no memory for one
+        raise ValueError(f'cannot start a process to measure in ({e.strerror})') from None
     if done.returncode:
         last = (done.stderr.strip().splitlines() or ['it failed'])[-1]
         raise ValueError(last.removeprefix('lab.speed: '))  # the child's own message, said once
