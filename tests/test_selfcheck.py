@@ -42,6 +42,16 @@ MISTAKES = [
     ('ensure_ascii=False', 'ensure_ascii=True', 'rule_command_line'),
     ("print('roundtrip: OK',", "print('roundtrip:',", 'rule_command_line'),
 ]
+# (a common mistake, the hint or words its FAILED lines must hold)
+HINTS = [(LESSON.replace('    @classmethod\n', ''), 'hint.classmethod'),
+         (LESSON.replace('self.chars.get(c, 0)', 'self.chars[c]'), 'hint.chars_get'),
+         (LESSON.replace('new_id = len(vocab)', 'new_idx = len(vocab)'), 'error.NameError'),
+         (LESSON.replace('tuple(ids[i:i + 2]) == tuple(pair)', 'ids[i:i + 2] == pair'),
+          'look.merge_list_tuple'),
+         (LESSON.replace('    out, i = [], 0', '    return merge(ids, pair, new_id)'),
+          'error.RecursionError'),
+         (LESSON.replace('            i += 1\n    return out', '            i += 0\n    return out'),
+          'error.TimeoutError')]
 # where a learner stops typing, part by part: (the line that starts the next part, its number)
 PART_STARTS = [('class BPE:', 2), ('    @classmethod', 3), ('    def encode', 4), ('    def decode', 5),
                ("if __name__ == '__main__':", 6)]
@@ -55,8 +65,7 @@ def checked(text):
         return selfcheck.check(path)
 
 
-def first_failing_rule(text):
-    answers = checked(text)
+def first_failing(answers):
     return next((name for name in selfcheck.PART_OF if answers[name] not in (None, selfcheck.TODO)), None)
 
 
@@ -68,6 +77,12 @@ class SelfcheckTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.root = copy_project(cls)
+        # every typed mistake checked at once, two at a time: most of it is starting processes,
+        # and the endless loop's two seconds overlap the others
+        typed = [LESSON.replace(old, new, 1) for old, new, _ in MISTAKES] + [text for text, _ in HINTS]
+        with concurrent.futures.ThreadPoolExecutor(2) as pool:
+            answers = list(pool.map(checked, typed))
+        cls.mistakes, cls.hints = answers[:len(MISTAKES)], answers[len(MISTAKES):]
 
     def check(self, text, *args, name='typed.py', env=None):
         (self.root / name).write_text(text, encoding='utf-8')
@@ -80,13 +95,17 @@ class SelfcheckTest(unittest.TestCase):
         self.assertNotIn('TODO', done.stdout)
 
     def test_each_mistake_is_caught_and_its_rule_is_the_first_fail(self):
-        with concurrent.futures.ThreadPoolExecutor(2) as pool:  # each is one short process
-            typed = [LESSON.replace(old, new, 1) for old, new, _ in MISTAKES]
-            results = list(pool.map(first_failing_rule, typed))
-        for (old, new, rule), first in zip(MISTAKES, results):
+        for (old, new, rule), answers in zip(MISTAKES, self.mistakes):
             with self.subTest(new):
                 self.assertIn(old, LESSON)
-                self.assertEqual(first, rule)
+                self.assertEqual(first_failing(answers), rule)
+
+    def test_common_mistakes_get_a_hint_of_their_own(self):
+        for (_, hint), answers in zip(HINTS, self.hints):
+            with self.subTest(hint):
+                said = [value for lines in answers.values() if lines not in (None, selfcheck.TODO)
+                        for _, fields in lines for value in fields.values()]
+                self.assertIn(hint, said)
 
     def test_parts_not_typed_yet_are_todo_not_failed_and_exit_3(self):
         with concurrent.futures.ThreadPoolExecutor(2) as pool:
@@ -122,25 +141,6 @@ class SelfcheckTest(unittest.TestCase):
         self.assertIn('IndexError: list index out of range', done.stdout)
         self.assertIn('in typed.py, line 8, in merge', done.stdout)
         self.assertIn('look at: merge', done.stdout)
-
-    def test_common_mistakes_get_a_hint_of_their_own(self):
-        words = selfcheck.catalog('en')
-        cases = [(LESSON.replace('    @classmethod\n', ''), 'hint.classmethod'),
-                 (LESSON.replace('self.chars.get(c, 0)', 'self.chars[c]'), 'hint.chars_get'),
-                 (LESSON.replace('new_id = len(vocab)', 'new_idx = len(vocab)'), 'error.NameError'),
-                 (LESSON.replace('tuple(ids[i:i + 2]) == tuple(pair)', 'ids[i:i + 2] == pair'),
-                  'look.merge_list_tuple'),
-                 (LESSON.replace('    out, i = [], 0', '    return merge(ids, pair, new_id)'),
-                  'error.RecursionError'),
-                 (LESSON.replace('            i += 1\n    return out', '            i += 0\n    return out'),
-                  'error.TimeoutError')]
-        with concurrent.futures.ThreadPoolExecutor(2) as pool:
-            done = list(pool.map(lambda case: self.check(case[0], name=f'hint{case[1]}.py'), cases))
-        for (_, hint), result in zip(cases, done):
-            with self.subTest(hint):
-                self.assertEqual(result.returncode, 1)
-                shown = ' '.join(result.stdout.split())  # as one line: the hint may be wrapped
-                self.assertIn(words[hint], shown)
 
     def test_the_learners_own_text_and_settings_are_not_used(self):
         root = copy_project(self)
