@@ -185,6 +185,13 @@ def problem_with(state):
         return f'vocab[{bad}] holds a lone surrogate ({vocab[bad]!r}), which no UTF-8 text has'
     if not isinstance(merges, list) or len(merges) >= len(vocab):
         return '"merges" must be a list with fewer entries than "vocab"'
+    bad = next((n for n, m in enumerate(merges) if not is_merge(m)), None)  # each entry's shape first,
+    if bad is not None:  # so that a broken merge is not taken for a vocab that does not match
+        written = json.dumps(merges[bad], ensure_ascii=False, default=repr)  # as the file has it: true
+        return f'merges[{bad}] is {written}, not [[a, b], new_id] with whole numbers'
+    if merges and merges[-1][1] != len(vocab) - 1:
+        return (f'the last merge makes id {merges[-1][1]}, but the last id of vocab is {len(vocab) - 1}: '
+                f'the {len(merges)} merges make the last {len(merges)} entries of vocab')
     first = len(vocab) - len(merges)  # merged tokens fill the end of vocab, in the order learned
     base = vocab[1:first]
     if not all(len(p) == 1 for p in base) or base != sorted(set(base)):
@@ -193,9 +200,6 @@ def problem_with(state):
         return f'vocab[{base.index(UNKNOWN) + 1}] is "\\ufffd" again: the unknown character is id 0 alone'
     for n, m in enumerate(merges):
         new = first + n
-        if not is_merge(m):
-            written = json.dumps(m, ensure_ascii=False, default=repr)  # as the file has it: true, not True
-            return f'merges[{n}] is {written}, not [[a, b], new_id] with whole numbers'
         (a, b), made = m
         if made != new:
             return f'merges[{n}] makes id {made}, but the next id is {new}'

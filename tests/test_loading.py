@@ -57,6 +57,13 @@ class ProblemTest(unittest.TestCase):
                 state = damaged(lambda s, bad=bad: s['merges'].__setitem__(0, bad))
                 self.assert_problem(state, 'not [[a, b], new_id]')
 
+    def test_a_broken_merge_after_the_last_is_a_merges_problem_not_a_vocab_one(self):
+        broken = damaged(lambda s: s['merges'].append([[[1], 2], 40]))
+        self.assert_problem(broken, 'merges[12] is [[[1], 2], 40]')
+
+    def test_merges_that_do_not_end_at_the_last_id_of_vocab(self):
+        self.assert_problem(damaged(lambda s: s['merges'].append([[1, 2], 41])), 'the last merge makes id 41')
+
     def test_new_ids_are_consecutive_up_to_the_end_of_vocab(self):
         self.assert_problem(damaged(lambda s: s['merges'][3].__setitem__(1, 40)), 'the next id is 31')
 
