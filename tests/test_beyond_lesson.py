@@ -395,6 +395,13 @@ class LessonLabsExtrasTest(unittest.TestCase):
         self.assertEqual(done.stderr.count('\n'), 1, done.stderr)
         self.assertIn("vocab[30] is 'A:'", done.stderr)
 
+    @unittest.skipUnless(hasattr(os, 'openpty'), 'needs a pseudo-terminal')
+    def test_token_count_shows_on_a_terminal_which_count_it_trains(self):
+        code, seen = test_toolkit.on_a_terminal(copy_project(self), 'token_count')
+        self.assertEqual(code, 0)
+        self.assertIn(b'training with 48 merges', seen)
+        self.assertTrue(seen.endswith(b'\r' + b' ' * 79 + b'\r'), seen[-100:])  # cleared at the end
+
     def test_token_count_names_a_missing_file(self):
         done = run(copy_project(self), '-m', 'lab.token_count', 'nope.txt')
         self.assertEqual(done.returncode, 1)

@@ -74,6 +74,17 @@ def working_in(folder):  # contextlib.chdir before Python 3.11
         os.chdir(before)
 
 
+def on_a_terminal(root, name, *args):
+    """(exit status, what it wrote to stderr) of python3 -m lab.NAME with stderr a terminal."""
+    leader, follower = os.openpty()
+    done = subprocess.run([sys.executable, '-m', f'lab.{name}', *args], cwd=root, stdout=subprocess.PIPE,
+                          stderr=follower, timeout=60)
+    os.close(follower)
+    seen = os.read(leader, 65536)
+    os.close(leader)
+    return done.returncode, seen
+
+
 def for_every_lab(work, labs=LABS):
     """work(name) for every lab, four at a time (most of it is waiting for a process)."""
     with concurrent.futures.ThreadPoolExecutor(4) as pool:
@@ -241,17 +252,10 @@ class TerminalTest(unittest.TestCase):
     @unittest.skipUnless(hasattr(os, 'openpty'), 'needs a pseudo-terminal')
     def test_long_work_shows_it_is_alive_on_a_terminal_and_clears_the_line(self):
         root = copy_project(self, parts=['settings.json', 'data/train.txt', 'lab', 'tokenizer.py'])
-        for name, said in [('token_count', b'training with 48 merges'), ('vocab_curve', b'encoding with')]:
-            with self.subTest(name):
-                leader, follower = os.openpty()
-                done = subprocess.run([sys.executable, '-m', f'lab.{name}'], cwd=root, stdout=subprocess.PIPE,
-                                      stderr=follower, timeout=60)
-                os.close(follower)
-                seen = os.read(leader, 65536)
-                os.close(leader)
-                self.assertEqual(done.returncode, 0)
-                self.assertIn(said, seen)
-                self.assertTrue(seen.endswith(b'\r' + b' ' * 79 + b'\r'), seen[-100:])  # cleared at the end
+        code, seen = on_a_terminal(root, 'vocab_curve')
+        self.assertEqual(code, 0)
+        self.assertIn(b'encoding with', seen)
+        self.assertTrue(seen.endswith(b'\r' + b' ' * 79 + b'\r'), seen[-100:])  # cleared at the end
 
     @unittest.skipUnless(hasattr(os, 'openpty'), 'needs a pseudo-terminal')
     def test_ctrl_c_during_the_progress_line_starts_its_message_on_a_new_line(self):
