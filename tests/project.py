@@ -12,6 +12,20 @@ ROOT = Path(__file__).resolve().parent.parent
 PARTS = ['tokenizer.py', 'settings.json', 'data/train.txt', 'data/mixed.txt', 'lab']
 LESSON_FILES = ROOT / 'tests' / 'lesson_files'  # what a learner types from the lesson
 LESSON_LABS = ['lab/bpe_trace.py', 'lab/unknown.py', 'lab/token_count.py']
+# What a lab is, for every test that walks the labs: a module of lab/ run as python3 -m lab.NAME.
+# The package and the plumbing the labs share are not: a module added to lab/ that is not a
+# lab is named here.
+NOT_LABS = {'__init__', 'common'}
+LABS = sorted(path.stem for path in (ROOT / 'lab').glob('*.py') if path.stem not in NOT_LABS)
+# The labs that take each of the toolkit's shared arguments (tests/test_toolkit.py holds each
+# lab's --help to this, and README.md lists the same).
+TAKES = {
+    'FILE': ['audit', 'byte_bpe', 'compression', 'fast_bpe', 'merge_order', 'normalize', 'prepare',
+             'pretokenize', 'speed', 'token_count', 'vocab_curve', 'word_bpe'],
+    '--tokenizer': ['audit', 'check', 'compression', 'export_hf', 'merge_order', 'prepare', 'show',
+                    'special', 'unknown'],
+    '--out': ['byte_bpe', 'export_hf', 'fast_bpe', 'prepare'],
+}
 TEXT = (ROOT / 'data' / 'train.txt').read_text(encoding='utf-8')
 MIXED = (ROOT / 'data' / 'mixed.txt').read_text(encoding='utf-8')  # Korean, code, URLs, numbers
 

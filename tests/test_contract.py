@@ -12,14 +12,13 @@ import unittest
 
 from lab import common
 from lab.common import has_lines
-from tests.project import LESSON_FILES, ROOT, copy_project, run, use_lesson_files
+from tests.project import LABS, LESSON_FILES, ROOT, copy_project, run, use_lesson_files
 
 ALLOWED = {'merge', 'BPE'}
 BEYOND = ROOT / 'tests' / 'test_beyond_lesson.py'  # the one place that tests what only ours has
 LESSON_TESTS = ['tests.test_lesson_merge', 'tests.test_lesson_train', 'tests.test_lesson_encode',
                 'tests.test_lesson_output']
 LESSON_LINES = ['vocab: 40 merges: 12', 'roundtrip: OK [29, 13, 14, 1, 30]']
-LABS = sorted(path.stem for path in (ROOT / 'lab').glob('*.py') if path.stem not in ('__init__', 'common'))
 
 
 def imports_from_tokenizer(path):

@@ -9,7 +9,7 @@ from unittest import mock
 
 from lab import (audit, byte_bpe, common, compression, fast_bpe, merge_order, normalize, prepare, pretokenize,
                  show, special, vocab_curve, word_bpe)
-from tests.project import MIXED, TEXT, copy_project, run
+from tests.project import MIXED, TAKES, TEXT, copy_project, run
 from tests.test_fuzz import fuzz_texts
 from tokenizer import BPE
 
@@ -306,8 +306,8 @@ class EveryLabTest(unittest.TestCase):
     def test_a_missing_file_is_one_line_for_every_lab_that_reads_one(self):
         root = copy_project(self)
         run(root, 'tokenizer.py')
-        for name in ['word_bpe', 'byte_bpe', 'normalize', 'compression', 'audit', 'prepare', 'fast_bpe',
-                     'speed']:
+        for name in [name for name in TAKES['FILE'] if name not in ('token_count', 'merge_order',
+                                                                     'pretokenize', 'vocab_curve')]:
             with self.subTest(name):
                 done = run(root, '-m', f'lab.{name}', 'nope.txt')
                 self.assertEqual(done.returncode, 1)

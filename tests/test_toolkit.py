@@ -19,14 +19,12 @@ import unittest
 from unittest import mock
 
 from lab import common
-from tests.project import ROOT, copy_project, run
+from tests.project import LABS, ROOT, TAKES, copy_project, run
 
-LABS = sorted(path.stem for path in (ROOT / 'lab').glob('*.py') if path.stem not in ('__init__', 'common'))
 # The lesson's three labs, as a learner types them, have no --help, no Ctrl-C message: their
 # toolkit checks are in tests/test_beyond_lesson.py, the one module that may fail with them.
 LESSON_LABS = ['bpe_trace', 'token_count', 'unknown']
-TAKES_A_FILE = ['audit', 'byte_bpe', 'compression', 'fast_bpe', 'merge_order', 'normalize', 'prepare',
-                'pretokenize', 'token_count', 'vocab_curve', 'word_bpe']
+TAKES_A_FILE = TAKES['FILE']
 SLOW = {'speed': ['--merges', '50']}  # the benchmark's defaults are for books
 # escape sequences that clear the screen, set the window title, ring the bell, and reorder text
 HOSTILE = ('Q: \x1b[2J\x1b[H hi \x1b]0;owned\x07 there\n'
@@ -108,6 +106,15 @@ class EveryLabTest(unittest.TestCase):
                 self.assertNotIn(str(ROOT), out)  # defaults as typed, not absolute paths
                 self.assertIn('Try next', out)
                 self.assertLessEqual(max(map(common.width, out.splitlines())), 80)  # Hangul is 2 wide
+
+    def test_each_lab_takes_the_shared_arguments_listed_for_it_and_no_others(self):
+        for name in self.labs:
+            code, out, err = run_inside(self.root, name, '--help')
+            usage = out[:out.index('\n\n')]  # the usage lines name every argument
+            for argument, labs in TAKES.items():
+                listed = name in labs or (name, argument) == ('selfcheck', 'FILE')  # the file it checks
+                with self.subTest(name, argument=argument):
+                    self.assertEqual(argument in usage, listed, usage)
 
     def test_an_unknown_option_is_a_usage_error(self):
         for name in self.labs:
@@ -213,7 +220,7 @@ class EveryLabTest(unittest.TestCase):
             with self.subTest(name):
                 code, out, err = run_inside(self.root, name, 'bom.txt')
                 self.assertEqual(code, 1)
-                self.assertTrue(err.startswith(f'lab.{name}: bom.txt is empty: '), err)
+                self.assertRegex(err, rf'^lab\.{name}: (.*/)?bom\.txt is empty: ')  # speed names it whole
                 self.assertEqual(err.count('\n'), 1, err)
                 self.assertEqual((self.root / 'data' / 'tokenizer.json').read_bytes(), saved)
 
