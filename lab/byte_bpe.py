@@ -55,7 +55,7 @@ def train(text, vocab_size):
 
 def as_char_tokenizer(merges):
     """The same merges as a tokenizer.BPE over byte characters, to encode with."""
-    vocab = ['\ufffd'] + [chr(b) for b in range(256)]  # byte b at id 1 + b
+    vocab = [common.UNKNOWN] + [chr(b) for b in range(256)]  # byte b at id 1 + b
     for (a, b), _ in merges:
         vocab.append(vocab[a - SHIFT] + vocab[b - SHIFT])
     return BPE(vocab, [[[a - SHIFT, b - SHIFT], new - SHIFT] for (a, b), new in merges])

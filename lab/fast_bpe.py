@@ -73,7 +73,7 @@ if not __package__:  # run as python3 lab/fast_bpe.py: then tokenizer cannot be 
 from lab import common
 from tokenizer import BPE
 
-UNKNOWN = '\ufffd'  # id 0, as in BPE.train
+UNKNOWN = common.UNKNOWN  # id 0, as in BPE.train
 # Units start at about LARGE characters; each line becomes a unit of its own once the best
 # pair occurs less than once in LINES_EVERY characters. Listing the pairs of every line
 # anew costs seconds on a large text, so it is done once. Switching at once in 180 to once

@@ -90,11 +90,11 @@ def measure_theirs(path, merges, part):
     """The tokenizers library on the same text: lines as words, the same merges asked."""
     from tokenizers import Tokenizer, models, pre_tokenizers, trainers
     text = part_of(common.read_text(path), part)
-    alphabet = sorted(set(text) - {'\ufffd'})
-    tok = Tokenizer(models.BPE(unk_token='\ufffd'))
+    alphabet = sorted(set(text) - {common.UNKNOWN})
+    tok = Tokenizer(models.BPE(unk_token=common.UNKNOWN))
     tok.pre_tokenizer = pre_tokenizers.Split('\n', behavior='isolated')
     trainer = trainers.BpeTrainer(vocab_size=1 + len(alphabet) + merges, min_frequency=2, show_progress=False,
-                                  special_tokens=['\ufffd'], initial_alphabet=alphabet,
+                                  special_tokens=[common.UNKNOWN], initial_alphabet=alphabet,
                                   limit_alphabet=len(alphabet) + 1)
     _, train_s = seconds(tok.train_from_iterator, [text], trainer)
     _, encode_s = seconds(tok.encode_batch, text.split('\n'))
