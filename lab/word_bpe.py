@@ -19,6 +19,7 @@ Try next: a book from your own shelf with --merges 2000, and look at which whole
 words become single tokens first:
     python3 -m lab.word_bpe my-book.txt --merges 2000
 """
+import heapq
 import re
 import sys
 from collections import Counter
@@ -45,40 +46,78 @@ def words(text):
 
 
 def train(text, count):
-    """(vocab, merges) learned inside words; ties go to the pair that sorts first."""
+    """(vocab, merges) learned inside words; ties go to the pair that sorts first.
+
+    Each distinct word is kept once with its count. Pair counts are kept up to date rather
+    than counted again: a merge changes only the words that hold its pair, so only their
+    pairs are taken away and put back (as subword-nmt does). The best pair comes off a heap
+    whose stale entries, left by counts that changed, are skipped when they surface."""
     vocab = [UNKNOWN, END] + sorted(set(text) - {UNKNOWN})
     index = {piece: i for i, piece in enumerate(vocab)}
-    freq = Counter(tuple(index[s] for s in word) for word in words(text))
+    counted = Counter(tuple(index[s] for s in word) for word in words(text))
+    spelled = [list(word) for word in counted]  # each distinct word, as it is merged so far
+    weight = list(counted.values())
+    pairs, holders = Counter(), {}  # pair -> its count; pair -> the words that hold it
+    for w, word in enumerate(spelled):
+        for pair in zip(word, word[1:]):
+            pairs[pair] += weight[w]
+            holders.setdefault(pair, set()).add(w)
+    heap = [entry(pair, n, vocab) for pair, n in pairs.items()]
+    heapq.heapify(heap)
     merges = []
-    for _ in range(count):
-        pairs = Counter()
-        for word, n in freq.items():
-            for pair in zip(word, word[1:]):
-                pairs[pair] += n
-        if not pairs:
+    while len(merges) < count and heap:
+        minus_n, _, _, pair = heapq.heappop(heap)
+        if pairs.get(pair, 0) != -minus_n:
+            continue  # stale: this pair's count has changed since it was pushed
+        if -minus_n < 2:
             break
-        best = max(pairs.values())
-        if best < 2:
-            break
-        tied = [pair for pair, n in pairs.items() if n == best]
-        pair = min(tied, key=lambda p: (vocab[p[0]], vocab[p[1]]))  # a fixed rule, not dict order
         new_id = len(vocab)
         vocab.append(vocab[pair[0]] + vocab[pair[1]])
         merges.append([list(pair), new_id])
-        freq = Counter({tuple(merge(list(word), pair, new_id)): n for word, n in freq.items()})
+        changed = set()
+        for w in holders.pop(pair):
+            word = spelled[w]
+            for old in zip(word, word[1:]):
+                pairs[old] -= weight[w]
+                changed.add(old)
+            spelled[w] = word = merge(word, pair, new_id)
+            for new in zip(word, word[1:]):
+                pairs[new] += weight[w]
+                holders.setdefault(new, set()).add(w)
+                changed.add(new)
+        for other in changed:
+            if pairs[other] > 0:
+                heapq.heappush(heap, entry(other, pairs[other], vocab))
+            else:
+                del pairs[other]
     return vocab, merges
 
 
+def entry(pair, n, vocab):
+    """A heap entry: the most frequent pair first, then the one whose two pieces sort first."""
+    return (-n, vocab[pair[0]], vocab[pair[1]], pair)
+
+
 def encode(vocab, merges, text):
-    """Ids of text: each word's symbols, then the merges in the order learned."""
+    """Ids of text: each word's symbols, then the merges in the order learned. A word is
+    merged by taking, again and again, its pair learned first: for merges that train made
+    (each joins tokens made before it) that is the same as applying all of them in order,
+    and a word of a few symbols meets a few merges, not thousands."""
     # the base symbols only: a merge may spell out '</w>' from a text's own '<', '/', 'w', '>'
     index = {piece: i for i, piece in enumerate(vocab[:len(vocab) - len(merges)])}
+    rank = {}
+    for n, (pair, new_id) in enumerate(merges):
+        rank.setdefault(tuple(pair), (n, new_id))  # a pair learned twice: the first takes it all
     done, ids = {}, []
     for word in words(text):
         if word not in done:
             symbols = [index.get(s, 0) for s in word]
-            for pair, new_id in merges:
-                symbols = merge(symbols, pair, new_id)
+            while len(symbols) > 1:
+                found = [rank[pair] for pair in zip(symbols, symbols[1:]) if pair in rank]
+                if not found:
+                    break
+                n, new_id = min(found)
+                symbols = merge(symbols, merges[n][0], new_id)
             done[word] = symbols
         ids += done[word]
     return ids

@@ -5,13 +5,14 @@ import random
 import re
 import unicodedata
 import unittest
+from collections import Counter
 from unittest import mock
 
 from lab import (audit, byte_bpe, common, compression, fast_bpe, merge_order, normalize, prepare, pretokenize,
                  show, special, vocab_curve, word_bpe)
 from tests.project import MIXED, TAKES, TEXT, copy_project, run
 from tests.test_fuzz import fuzz_texts
-from tokenizer import BPE
+from tokenizer import BPE, merge
 
 
 class MergeOrderTest(unittest.TestCase):
@@ -60,6 +61,52 @@ class WordBpeTest(unittest.TestCase):
 
     def test_two_runs_learn_the_same_merges(self):
         self.assertEqual(word_bpe.train(MIXED, 80), word_bpe.train(MIXED, 80))
+
+    def test_counts_kept_up_to_date_learn_what_counting_again_every_merge_learns(self):
+        rng = random.Random(6)
+        for text in list(fuzz_texts(60, seed=6)) + [MIXED, TEXT, 'aaaa aaaa', 'ab ab ab ba ba ba']:
+            count = rng.choice([1, 5, 30, 200])
+            with self.subTest(text=text[:30], count=count):
+                self.assertEqual(word_bpe.train(text, count), recounted(text, count))
+
+    def test_merging_each_words_first_learned_pair_is_replaying_the_merges_in_order(self):
+        for text in list(fuzz_texts(30, seed=7)) + [MIXED]:
+            vocab, merges = word_bpe.train(text, 60)
+            for other in [text, MIXED + '\ufffd</w>']:
+                with self.subTest(text=text[:30]):
+                    self.assertEqual(word_bpe.encode(vocab, merges, other), replayed(vocab, merges, other))
+
+
+def recounted(text, count):
+    """Word-level training as its rule says it, every pair counted again for every merge."""
+    vocab = [common.UNKNOWN, word_bpe.END] + sorted(set(text) - {common.UNKNOWN})
+    freq = Counter(tuple(vocab.index(s) for s in word) for word in word_bpe.words(text))
+    merges = []
+    for _ in range(count):
+        pairs = Counter()
+        for word, n in freq.items():
+            for pair in zip(word, word[1:]):
+                pairs[pair] += n
+        best = max(pairs.values(), default=0)
+        if best < 2:
+            break
+        pair = min((p for p, n in pairs.items() if n == best), key=lambda p: (vocab[p[0]], vocab[p[1]]))
+        vocab.append(vocab[pair[0]] + vocab[pair[1]])
+        merges.append([list(pair), len(vocab) - 1])
+        freq = Counter({tuple(merge(list(word), pair, len(vocab) - 1)): n for word, n in freq.items()})
+    return vocab, merges
+
+
+def replayed(vocab, merges, text):
+    """Word-level encoding as its rule says it: every merge in turn over each word's symbols."""
+    index = {piece: i for i, piece in enumerate(vocab[:len(vocab) - len(merges)])}
+    ids = []
+    for word in word_bpe.words(text):
+        symbols = [index.get(s, 0) for s in word]
+        for pair, new_id in merges:
+            symbols = merge(symbols, pair, new_id)
+        ids += symbols
+    return ids
 
     def test_stops_when_no_pair_occurs_twice(self):
         self.assertEqual(word_bpe.train('abc def', 10)[1], [])
