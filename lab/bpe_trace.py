@@ -36,7 +36,7 @@ def main():
     parser.add_argument('text', nargs='?', default='low lower lowest', metavar='TEXT',
                         help="the text to learn from (default: 'low lower lowest')")
     parser.add_argument('--merges', type=common.whole_number, default=4, metavar='N',
-                        help='merges to learn (default: 4)')
+                        help='merges to learn (default: %(default)s)')
     args = parser.parse_args()
     trace(args.text, args.merges)
 

@@ -106,7 +106,7 @@ def main():
                         help=f'ids in all: {FIRST_MERGE} fixed ones, then one per merge (default: 300, '
                              f'that is {300 - FIRST_MERGE} merges)')
     parser.add_argument('--out', type=Path, default=OUT, metavar='PATH',
-                        help='where to save it (default: data/byte_tokenizer.json)')
+                        help='where to save it (default: %(default)s)')
     parser.add_argument('--force', action='store_true',
                         help='replace PATH even if it is not a byte tokenizer')
     args = parser.parse_args()

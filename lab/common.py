@@ -461,13 +461,13 @@ def escape_errors(parser):
 def add_file(parser, what):
     """FILE, the text a lab reads: the same name and default in every lab."""
     parser.add_argument('file', nargs='?', type=Path, default=TRAIN, metavar='FILE',
-                        help=f'{what} (default: data/train.txt)')
+                        help=f'{what} (default: %(default)s)')
 
 
 def add_tokenizer(parser, what):
     """--tokenizer PATH, the saved tokenizer a lab reads: the same in every lab."""
     parser.add_argument('--tokenizer', type=Path, default=SAVED, metavar='PATH',
-                        help=f'{what} (default: data/tokenizer.json)')
+                        help=f'{what} (default: %(default)s)')
 
 
 def whole_number(text):

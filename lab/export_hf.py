@@ -83,7 +83,7 @@ def main():
     parser = common.parser(__doc__)
     common.add_tokenizer(parser, 'the tokenizer to export')
     parser.add_argument('--out', type=Path, default=OUT, metavar='PATH',
-                        help='where to write it (default: data/tokenizer.hf.json)')
+                        help='where to write it (default: %(default)s)')
     parser.add_argument('--force', action='store_true',
                         help='replace PATH even if it is not a Hugging Face tokenizer file')
     args = parser.parse_args()

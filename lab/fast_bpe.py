@@ -537,7 +537,7 @@ def main():
     parser.add_argument('--merges', type=common.whole_number, metavar='N',
                         help='merges to learn (default: what settings.json asks for)')
     parser.add_argument('--out', type=Path, default=common.SAVED, metavar='PATH',
-                        help='where to save the tokenizer (default: data/tokenizer.json)')
+                        help='where to save the tokenizer (default: %(default)s)')
     parser.add_argument('--force', action='store_true',
                         help='replace PATH even if it is not a tokenizer.json')
     args = parser.parse_args()

@@ -133,13 +133,13 @@ def main():
     common.add_file(parser, 'the text to prepare')
     common.add_tokenizer(parser, 'a saved tokenizer')
     parser.add_argument('--out', type=Path, default=Path('data'), metavar='PATH',
-                        help='the folder for train.bin, val.bin and meta.json (default: data)')
+                        help='the folder for train.bin, val.bin and meta.json (default: %(default)s)')
     parser.add_argument('--block-size', type=common.positive, default=8, metavar='N',
-                        help='tokens in each window (default: 8)')
+                        help='tokens in each window (default: %(default)s)')
     parser.add_argument('--batch-size', type=common.positive, default=4, metavar='N',
-                        help='windows in the batch (default: 4)')
+                        help='windows in the batch (default: %(default)s)')
     parser.add_argument('--seed', type=int, default=1337, metavar='N',
-                        help='seed of the windows (default: 1337)')
+                        help='seed of the windows (default: %(default)s)')
     parser.add_argument('--jobs', type=common.jobs, metavar='N',
                         help='processes to encode with (default: one per core for a text of '
                              f'{fast_bpe.PARALLEL_FROM:,} characters or more, else one)')

@@ -108,9 +108,9 @@ def main():
     parser = common.parser(__doc__)
     common.add_file(parser, 'the text to train on')
     parser.add_argument('--merges', type=common.whole_number, default=50, metavar='N',
-                        help='merges to learn (default: 50)')
+                        help='merges to learn (default: %(default)s)')
     parser.add_argument('--pattern', choices=sorted(PATTERNS), default='gpt2',
-                        help='how to cut the text into pieces (default: gpt2)')
+                        help='how to cut the text into pieces (default: %(default)s)')
     args = parser.parse_args()
     text = common.read_text(args.file)
     pattern = PATTERNS[args.pattern]

@@ -222,11 +222,11 @@ def main():
     parser.add_argument('files', nargs='*', type=Path, default=[common.TRAIN], metavar='FILE',
                         help='text files to measure (default: data/train.txt)')
     parser.add_argument('--merges', type=common.whole_number, default=10_000, metavar='N',
-                        help='merges to learn (default: 10000)')
+                        help='merges to learn (default: %(default)s)')
     parser.add_argument('--jobs', type=common.jobs, default=os.cpu_count() or 1, metavar='N',
                         help='processes for the parallel encoding (default: one per core)')
     parser.add_argument('--lesson-merges', type=common.positive, default=20, metavar='K',
-                        help="merges for the lesson's own trainer, which is slow (default: 20)")
+                        help="merges for the lesson's own trainer, which is slow (default: %(default)s)")
     parser.add_argument('--make-corpus', type=Path, metavar='PATH',
                         help='write the standard library corpus to PATH and stop')
     parser.add_argument('--force', action='store_true',

@@ -112,7 +112,7 @@ def main():
     parser.add_argument('--merges', type=common.whole_number, metavar='N',
                         help='merges to learn (default: characters / 100, at least 100)')
     parser.add_argument('--holdout', type=float, default=0.1, metavar='RATE',
-                        help='share of the lines held out, from the end (default: 0.1)')
+                        help='share of the lines held out, from the end (default: %(default)s)')
     args = parser.parse_args()
     if not 0 < args.holdout < 1:
         parser.error('--holdout is a share between 0 and 1, e.g. 0.1')

@@ -135,7 +135,7 @@ def main():
     parser = common.parser(__doc__)
     common.add_file(parser, 'the text to train on')
     parser.add_argument('--merges', type=common.whole_number, default=120, metavar='N',
-                        help='merges to learn (default: 120)')
+                        help='merges to learn (default: %(default)s)')
     args = parser.parse_args()
     text = common.read_text(args.file)
     vocab, merges = train(text, args.merges)
