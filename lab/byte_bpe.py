@@ -105,10 +105,7 @@ def main():
     parser.add_argument('--vocab-size', type=common.whole_number, default=300, metavar='N',
                         help=f'ids in all: {FIRST_MERGE} fixed ones, then one per merge (default: 300, '
                              f'that is {300 - FIRST_MERGE} merges)')
-    parser.add_argument('--out', type=Path, default=OUT, metavar='PATH',
-                        help='where to save it (default: %(default)s)')
-    parser.add_argument('--force', action='store_true',
-                        help='replace PATH even if it is not a byte tokenizer')
+    common.add_out(parser, OUT, 'where to save it', 'a byte tokenizer')
     args = parser.parse_args()
     if args.vocab_size < FIRST_MERGE:
         parser.error(f'--vocab-size must be at least {FIRST_MERGE}: 4 special ids and 256 bytes')

@@ -470,6 +470,13 @@ def add_tokenizer(parser, what):
                         help=f'{what} (default: %(default)s)')
 
 
+def add_out(parser, default, what, kind):
+    """--out PATH and --force, the file (or folder) a lab writes: the same in every lab that writes."""
+    parser.add_argument('--out', type=Path, default=default, metavar='PATH',
+                        help=f'{what} (default: %(default)s)')
+    parser.add_argument('--force', action='store_true', help=f'replace PATH even if it is not {kind}')
+
+
 def whole_number(text):
     """An argparse type: a whole number >= 0."""
     if not text.isdigit():

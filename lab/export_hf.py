@@ -82,10 +82,7 @@ def from_hf(data):
 def main():
     parser = common.parser(__doc__)
     common.add_tokenizer(parser, 'the tokenizer to export')
-    parser.add_argument('--out', type=Path, default=OUT, metavar='PATH',
-                        help='where to write it (default: %(default)s)')
-    parser.add_argument('--force', action='store_true',
-                        help='replace PATH even if it is not a Hugging Face tokenizer file')
+    common.add_out(parser, OUT, 'where to write it', 'a Hugging Face tokenizer file')
     args = parser.parse_args()
     common.check_out(args.out, 'Hugging Face tokenizer file', common.json_with('model'),
                      inputs=[args.tokenizer], force=args.force)

@@ -65,7 +65,6 @@ from collections import Counter, defaultdict
 from heapq import heapify, heappop, heappush
 from itertools import chain, compress, groupby, repeat
 from operator import add, contains, itemgetter, not_
-from pathlib import Path
 
 if not __package__:  # run as python3 lab/fast_bpe.py: then tokenizer cannot be imported
     sys.exit('run this lab from the project folder as: python3 -m lab.fast_bpe')
@@ -536,10 +535,7 @@ def main():
     common.add_file(parser, 'the text to train on')
     parser.add_argument('--merges', type=common.whole_number, metavar='N',
                         help='merges to learn (default: what settings.json asks for)')
-    parser.add_argument('--out', type=Path, default=common.SAVED, metavar='PATH',
-                        help='where to save the tokenizer (default: %(default)s)')
-    parser.add_argument('--force', action='store_true',
-                        help='replace PATH even if it is not a tokenizer.json')
+    common.add_out(parser, common.SAVED, 'where to save the tokenizer', 'a tokenizer.json')
     args = parser.parse_args()
     count = common.read_merge_count() if args.merges is None else args.merges
     common.check_out(args.out, 'tokenizer.json', common.json_with('vocab', 'merges'),

@@ -60,7 +60,8 @@ def main():
     parser = common.parser(__doc__)
     common.add_file(parser, 'the text to encode')
     common.add_tokenizer(parser, 'a saved tokenizer')
-    parser.add_argument('--seed', type=int, default=0, metavar='N', help='seed of the shuffle (default: %(default)s)')
+    parser.add_argument('--seed', type=int, default=0, metavar='N',
+                        help='seed of the shuffle (default: %(default)s)')
     args = parser.parse_args()
     print('rules learned: 1) e r  2) w e   on: l o w e r _')
     print('  1 then 2:', apply(['e r', 'w e']))

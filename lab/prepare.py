@@ -132,8 +132,8 @@ def main():
     parser = common.parser(__doc__)
     common.add_file(parser, 'the text to prepare')
     common.add_tokenizer(parser, 'a saved tokenizer')
-    parser.add_argument('--out', type=Path, default=Path('data'), metavar='PATH',
-                        help='the folder for train.bin, val.bin and meta.json (default: %(default)s)')
+    common.add_out(parser, Path('data'), 'the folder for train.bin, val.bin and meta.json',
+                   'a file of this lab (in PATH)')
     parser.add_argument('--block-size', type=common.positive, default=8, metavar='N',
                         help='tokens in each window (default: %(default)s)')
     parser.add_argument('--batch-size', type=common.positive, default=4, metavar='N',
@@ -143,7 +143,6 @@ def main():
     parser.add_argument('--jobs', type=common.jobs, metavar='N',
                         help='processes to encode with (default: one per core for a text of '
                              f'{fast_bpe.PARALLEL_FROM:,} characters or more, else one)')
-    parser.add_argument('--force', action='store_true', help='replace files in PATH that are not of this lab')
     args = parser.parse_args()
     if args.batch_size * args.block_size > BATCH_LIMIT:
         raise ValueError(f'--batch-size {args.batch_size:,} of --block-size {args.block_size:,} is '
