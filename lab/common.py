@@ -61,6 +61,12 @@ def read_bytes(path, fix, limit=None):
     return data
 
 
+def base_vocabulary(text):
+    """The vocabulary BPE.train starts from: the unknown character as id 0, then every other
+    character of text in code point order."""
+    return [UNKNOWN] + sorted(set(text) - {UNKNOWN})
+
+
 def memory_bytes():
     """What this process may use: the machine's memory, or less under a limit (ulimit -v);
     None where Python cannot tell."""

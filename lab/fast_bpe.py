@@ -179,7 +179,7 @@ def weighted_sum(counters):
 
 def train(text, count, progress=None):
     """BPE.train(text, count), fast. progress(done, count) is called after each merge."""
-    vocab = [UNKNOWN] + sorted(set(text) - {UNKNOWN})
+    vocab = common.base_vocabulary(text)
     id_of = {ch: i for i, ch in enumerate(vocab)}
     width = dict.fromkeys(vocab, 1)  # characters of text in each token
     used = set(vocab) | {'\n'}

@@ -51,7 +51,7 @@ def pieces(text, pattern):
 def train(text, count, pattern):
     """A BPE whose merges are learned inside pieces only, each distinct piece counted once
     with its number of occurrences. The base vocabulary is the lesson's."""
-    vocab = [common.UNKNOWN] + sorted(set(text) - {common.UNKNOWN})
+    vocab = common.base_vocabulary(text)
     index = {ch: i for i, ch in enumerate(vocab)}
     distinct = Counter(pieces(text, pattern))  # in order of first appearance
     words = [[index[ch] for ch in piece] for piece in distinct]

@@ -89,7 +89,7 @@ def pair_counts(vocab, ids):
 
 def reference_steps(text, count):
     """The lesson's training, step by step: (vocab, [(pair, its count, first position, all counts)])."""
-    vocab = [UNKNOWN] + sorted(set(text) - {UNKNOWN})
+    vocab = common.base_vocabulary(text)
     ids = [vocab.index(ch) for ch in text]
     steps = []
     for _ in range(count):

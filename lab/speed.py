@@ -90,7 +90,7 @@ def measure_theirs(path, merges, part):
     """The tokenizers library on the same text: lines as words, the same merges asked."""
     from tokenizers import Tokenizer, models, pre_tokenizers, trainers
     text = part_of(common.read_text(path), part)
-    alphabet = sorted(set(text) - {common.UNKNOWN})
+    alphabet = common.base_vocabulary(text)[1:]
     tok = Tokenizer(models.BPE(unk_token=common.UNKNOWN))
     tok.pre_tokenizer = pre_tokenizers.Split('\n', behavior='isolated')
     trainer = trainers.BpeTrainer(vocab_size=1 + len(alphabet) + merges, min_frequency=2, show_progress=False,

@@ -52,7 +52,7 @@ def train(text, count):
     than counted again: a merge changes only the words that hold its pair, so only their
     pairs are taken away and put back (as subword-nmt does). The best pair comes off a heap
     whose stale entries, left by counts that changed, are skipped when they surface."""
-    vocab = [UNKNOWN, END] + sorted(set(text) - {UNKNOWN})
+    vocab = [UNKNOWN, END] + common.base_vocabulary(text)[1:]  # END at id 1
     index = {piece: i for i, piece in enumerate(vocab)}
     counted = Counter(tuple(index[s] for s in word) for word in words(text))
     spelled = [list(word) for word in counted]  # each distinct word, as it is merged so far
