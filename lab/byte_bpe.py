@@ -109,8 +109,8 @@ def main():
     args = parser.parse_args()
     if args.vocab_size < FIRST_MERGE:
         parser.error(f'--vocab-size must be at least {FIRST_MERGE}: 4 special ids and 256 bytes')
-    common.check_out(args.out, 'byte tokenizer', common.json_with('special', 'merges'),
-                     inputs=[args.file], force=args.force)
+    common.check_output_path(args.out, 'byte tokenizer', common.json_with('special', 'merges'),
+                             inputs=[args.file], force=args.force)
     text = common.read_text(args.file)
     merges = train(text, args.vocab_size)
     common.save(to_json(merges), args.out)

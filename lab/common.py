@@ -6,7 +6,7 @@ that they work with the tokenizer.py you typed. Everything else they need is her
   - reading a text file the way the lesson's code reads it, and JSON strictly, with a
     one-line error for each way a file can be wrong;
   - loading a tokenizer.json only after checking it (problem_with);
-  - writing a file all at once, and only where the user meant (check_out, save);
+  - writing a file all at once, and only where the user meant (check_output_path, save);
   - aligned tables, percentiles, and text made safe to show on a terminal (shown);
   - running a lab as a command: --help, one-line errors, Ctrl-C, a closed pipe.
 It is not a lab itself: there is nothing to run.
@@ -259,7 +259,7 @@ def fingerprint(tok):
 # Writing ----------------------------------------------------------------------------
 
 def json_with(*keys):
-    """A test for check_out: the file is a JSON object with these keys."""
+    """A test for check_output_path: the file is a JSON object with these keys."""
     def test(path):
         try:
             data = strict_json(read_text(path, '', TOKENIZER_LIMIT))
@@ -269,7 +269,7 @@ def json_with(*keys):
     return test
 
 
-def check_out(path, kind, is_kind, inputs=(), force=False):
+def check_output_path(path, kind, is_kind, inputs=(), force=False):
     """Refuse, before any long work, an output the user cannot or should not mean: a folder,
     a device, a read-only file, one of the inputs, or a file that is not a `kind` (is_kind
     tells) unless force. A symlink is written through: its target is replaced, the link stays."""

@@ -84,8 +84,8 @@ def main():
     common.add_tokenizer(parser, 'the tokenizer to export')
     common.add_out(parser, OUT, 'where to write it', 'a Hugging Face tokenizer file')
     args = parser.parse_args()
-    common.check_out(args.out, 'Hugging Face tokenizer file', common.json_with('model'),
-                     inputs=[args.tokenizer], force=args.force)
+    common.check_output_path(args.out, 'Hugging Face tokenizer file', common.json_with('model'),
+                             inputs=[args.tokenizer], force=args.force)
     tok = common.load_tokenizer(args.tokenizer)
     common.save(json.dumps(to_hf(tok), ensure_ascii=False, indent=2) + '\n', args.out)
     from_hf(common.read_json(args.out, 'run python3 -m lab.export_hf again'))  # it reads back

@@ -538,8 +538,8 @@ def main():
     common.add_out(parser, common.SAVED, 'where to save the tokenizer', 'a tokenizer.json')
     args = parser.parse_args()
     count = common.read_merge_count() if args.merges is None else args.merges
-    common.check_out(args.out, 'tokenizer.json', common.json_with('vocab', 'merges'),
-                     inputs=[args.file, common.SETTINGS], force=args.force)
+    common.check_output_path(args.out, 'tokenizer.json', common.json_with('vocab', 'merges'),
+                             inputs=[args.file, common.SETTINGS], force=args.force)
     text = common.read_text(args.file, 'give a UTF-8 text file')
     interactive = sys.stderr.isatty()
     try:

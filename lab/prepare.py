@@ -148,10 +148,11 @@ def main():
         raise ValueError(f'--batch-size {args.batch_size:,} of --block-size {args.block_size:,} is '
                          f'{args.batch_size * args.block_size:,} ids; at most {BATCH_LIMIT:,} are shown')
     for name in BINS:
-        common.check_out(args.out / name, '.bin file', lambda path: path.suffix == '.bin',
-                         inputs=[args.file, args.tokenizer], force=args.force)
-    common.check_out(args.out / 'meta.json', 'meta.json of lab.prepare', common.json_with('files', 'dtype'),
-                     inputs=[args.file, args.tokenizer], force=args.force)
+        common.check_output_path(args.out / name, '.bin file', lambda path: path.suffix == '.bin',
+                                 inputs=[args.file, args.tokenizer], force=args.force)
+    is_meta = common.json_with('files', 'dtype')
+    common.check_output_path(args.out / 'meta.json', 'meta.json of lab.prepare', is_meta,
+                             inputs=[args.file, args.tokenizer], force=args.force)
     tok = common.load_tokenizer(args.tokenizer)
     if '\n' not in tok.chars:
         raise ValueError(f'{args.tokenizer} has no newline token to end documents with; '

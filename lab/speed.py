@@ -108,7 +108,7 @@ def measure_lesson(path, merges):
     return {'lesson': lesson_s, 'fast': fast_s}
 
 
-def apart(*args):
+def in_fresh_python(*args):
     """Run this lab with args in a fresh Python: its figures, as a dict."""
     try:
         done = subprocess.run([sys.executable, '-m', 'lab.speed', *map(str, args)], cwd=common.ROOT,
@@ -203,7 +203,7 @@ def first_source():
 def make_corpus(path, force=False):
     """Python's standard library source, file after file, up to CORPUS_SIZE characters."""
     # a corpus written before may be replaced, any other file (data/mixed.txt, say) only with --force
-    common.check_out(path, 'corpus written by --make-corpus', made_by_make_corpus, force=force)
+    common.check_output_path(path, 'corpus written by --make-corpus', made_by_make_corpus, force=force)
     parts, size = [], 0
     for source in stdlib_sources():
         try:
@@ -248,7 +248,7 @@ def main():
         paths = [path.resolve() for path in args.files]
     except (RuntimeError, OSError) as e:  # a symlink loop: RuntimeError before Python 3.13, OSError after
         raise ValueError(f'cannot follow {e}: give a text file') from None
-    sizes = {path: apart('--child', 'read', path, 1) for path in paths}  # refuse a bad file before
+    sizes = {path: in_fresh_python('--child', 'read', path, 1) for path in paths}  # refuse a bad file before
     # the long runs; read in a child of its own: a child starts with its parent's peak memory
     small = [path for path in paths if sizes[path] < MEASURABLE_FROM]
     for path in small:
@@ -263,11 +263,11 @@ def main():
     print(f'lab.fast_bpe, {args.merges:,} merges asked (fewer when no pair occurs twice)\n', flush=True)
     results = []
     for path in paths:
-        r = {'ours': [apart('--child', 'ours', path, part, '--merges', args.merges, '--jobs',
-                            args.jobs if part == 1 else 1) for part in (0.25, 0.5, 1)],
-             'lesson': apart('--child', 'lesson', path, 1, '--lesson-merges', args.lesson_merges)}
+        r = {'ours': [in_fresh_python('--child', 'ours', path, part, '--merges', args.merges, '--jobs',
+                                      args.jobs if part == 1 else 1) for part in (0.25, 0.5, 1)],
+             'lesson': in_fresh_python('--child', 'lesson', path, 1, '--lesson-merges', args.lesson_merges)}
         if theirs_version:
-            r['theirs'] = apart('--child', 'theirs', path, 1, '--merges', args.merges)
+            r['theirs'] = in_fresh_python('--child', 'theirs', path, 1, '--merges', args.merges)
         results.append((common.shown(path.name), r))
     report(results, args.merges, args.jobs, args.lesson_merges, theirs_version)
 

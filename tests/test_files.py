@@ -17,6 +17,8 @@ from lab import common, prepare
 from tests.project import TEXT, copy_project, kill_while_writing, run
 from tokenizer import BPE
 
+TOKENIZER_JSON = common.json_with('vocab', 'merges')
+
 
 class ReadTest(unittest.TestCase):
     def setUp(self):
@@ -136,7 +138,7 @@ class SaveTest(unittest.TestCase):
 
 
 class CheckOutTest(unittest.TestCase):
-    """check_out refuses an output the user cannot or should not mean, before any work is done."""
+    """check_output_path refuses an output the user cannot or should not mean, before any work is done."""
 
     def setUp(self):
         self.root = copy_project(self, parts=['data/train.txt'])
@@ -145,10 +147,10 @@ class CheckOutTest(unittest.TestCase):
 
     def refused(self, path, words, inputs=(), force=False):
         with self.assertRaisesRegex(ValueError, words):
-            common.check_out(path, 'tokenizer.json', common.json_with('vocab', 'merges'), inputs, force)
+            common.check_output_path(path, 'tokenizer.json', TOKENIZER_JSON, inputs, force)
 
     def test_a_tokenizer_json_may_be_replaced(self):
-        checked = common.check_out(self.tokenizer, 'tokenizer.json', common.json_with('vocab', 'merges'))
+        checked = common.check_output_path(self.tokenizer, 'tokenizer.json', TOKENIZER_JSON)
         self.assertEqual(checked, self.tokenizer)
 
     def test_a_folder_is_refused(self):
@@ -175,7 +177,7 @@ class CheckOutTest(unittest.TestCase):
         notes = self.root / 'notes.json'
         notes.write_text('{"my": "notes"}')
         self.refused(notes, 'is not a tokenizer.json: use --force')
-        common.check_out(notes, 'tokenizer.json', common.json_with('vocab', 'merges'), force=True)
+        common.check_output_path(notes, 'tokenizer.json', common.json_with('vocab', 'merges'), force=True)
 
     def test_a_missing_folder_is_refused(self):
         self.refused(self.root / 'no' / 'such' / 'out.json', 'there is no folder')
