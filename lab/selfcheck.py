@@ -54,9 +54,9 @@ NOT_CHECKED = [['not_checked', {}]]
 TODO = 'todo'  # the answer of a rule whose part is not typed yet
 EXIT_NOT_TYPED = 3  # nothing failed, but parts of the lesson are still to be typed
 
-# The lesson's parts in the order they are typed: (number, what shows it is typed).
-PARTS = [(0, set()), (1, {'merge'}), (2, {'BPE.__init__'}), (3, {'BPE.train'}), (4, {'BPE.encode'}),
-         (5, {'BPE.decode', 'BPE.state'}), (6, {'__main__'})]
+# The lesson's parts, in the order they are typed: 0 the imports, 1 merge, 2 BPE.__init__, 3 train,
+# 4 encode, 5 decode and state, 6 the __main__ block. A rule belongs to one (RULES).
+PARTS = range(7)
 
 
 class Wrong(Exception):
@@ -533,7 +533,7 @@ def render(words, key, fields):
 def report(words, answers, shown_file):
     """The lines a person reads, part by part, and the exit status."""
     out = [render(words, 'heading', {'file': shown_file}), '']
-    for part, _ in PARTS:
+    for part in PARTS:
         names = [name for name, its in PART_OF.items() if its == part]
         title = render(words, 'part_title', {'n': str(part), 'title': words[f'part.{part}']})
         for marker, answer in [('TODO', TODO), ('--', NOT_CHECKED)]:

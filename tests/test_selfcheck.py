@@ -258,7 +258,7 @@ class CatalogTest(unittest.TestCase):
     def test_every_rule_part_and_error_has_its_words(self):
         en = selfcheck.catalog('en')
         keys = [f'rule.{name}' for name in selfcheck.PART_OF]
-        keys += [f'part.{part}' for part, _ in selfcheck.PARTS]
+        keys += [f'part.{part}' for part in selfcheck.PARTS]
         keys += [f'error.{kind}' for kind in selfcheck.KNOWN_ERRORS]
         source = (common.ROOT / 'lab' / 'selfcheck.py').read_text(encoding='utf-8')
         keys += re.findall(r"'((?:look|hint)\.\w+)'", source)
