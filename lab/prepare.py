@@ -128,7 +128,7 @@ def read_bin(folder, name):
     return from_bytes(raw, typecode)
 
 
-def main():
+def arguments():
     parser = common.parser(__doc__)
     common.add_file(parser, 'the text to prepare')
     common.add_tokenizer(parser, 'a saved tokenizer')
@@ -143,7 +143,11 @@ def main():
     parser.add_argument('--jobs', type=common.jobs, metavar='N',
                         help='processes to encode with (default: one per core for a text of '
                              f'{fast_bpe.PARALLEL_FROM:,} characters or more, else one)')
-    args = parser.parse_args()
+    return parser
+
+
+def refuse_before_work(args):
+    """Stop on what would fail only at the end: a batch too large to show, an output not ours."""
     if args.batch_size * args.block_size > BATCH_LIMIT:
         raise ValueError(f'--batch-size {args.batch_size:,} of --block-size {args.block_size:,} is '
                          f'{args.batch_size * args.block_size:,} ids; at most {BATCH_LIMIT:,} are shown')
@@ -153,45 +157,65 @@ def main():
     is_meta = common.json_with('files', 'dtype')
     common.check_output_path(args.out / 'meta.json', 'meta.json of lab.prepare', is_meta,
                              inputs=[args.file, args.tokenizer], force=args.force)
-    tok = common.load_tokenizer(args.tokenizer)
+
+
+def prepare(tok, text, out, block_size, jobs=None, name='the text'):
+    """Encode the documents of text, write train.bin, val.bin and meta.json to the folder out,
+    and read train.bin back: the figures the lab prints, as a dict."""
     if '\n' not in tok.chars:
-        raise ValueError(f'{args.tokenizer} has no newline token to end documents with; '
+        raise ValueError('the tokenizer has no newline token to end documents with; '
                          'train it on text with lines')
-    end = tok.chars['\n']
-    docs, how = documents(common.read_text(args.file))
+    docs, how = documents(text)
     if len(docs) < 2:
-        raise ValueError(f'{args.file} gives {len(docs)} document ({how}), and train.bin and val.bin need '
+        raise ValueError(f'{name} gives {len(docs)} document ({how}), and train.bin and val.bin need '
                          'one at least each: separate documents with a blank line')
-    encoded = encode_documents(tok, docs, args.jobs)
+    encoded = encode_documents(tok, docs, jobs)
     cut = split_at_document([len(ids) for ids in encoded], TRAIN_SHARE)
     train = [i for ids in encoded[:cut] for i in ids]
     val = [i for ids in encoded[cut:] for i in ids]
-    if len(train) < args.block_size + 1:
-        raise ValueError(f'{args.file} gives {len(train)} training tokens, fewer than --block-size + 1 = '
-                         f'{args.block_size + 1}; use a smaller --block-size or more text')
+    if len(train) < block_size + 1:
+        raise ValueError(f'{name} gives {len(train)} training tokens, fewer than --block-size + 1 = '
+                         f'{block_size + 1}; use a smaller --block-size or more text')
     typecode, kind = id_type(len(tok.vocab))
     blobs = {'train.bin': to_bytes(train, typecode), 'val.bin': to_bytes(val, typecode)}
-    for name, blob in blobs.items():
-        common.save(blob, args.out / name)
-    common.save(json.dumps(meta_of(tok, kind, blobs), indent=2) + '\n', args.out / 'meta.json')  # last
+    for file, blob in blobs.items():
+        common.save(blob, out / file)
+    common.save(json.dumps(meta_of(tok, kind, blobs), indent=2) + '\n', out / 'meta.json')  # last
+    return {'docs': len(docs), 'how': how, 'train': train, 'val': val, 'train_docs': cut, 'kind': kind,
+            'id_bytes': array(typecode).itemsize, 'back': read_bin(out, 'train.bin')}
 
-    back = read_bin(args.out, 'train.bin')
-    xs, ys = windows(back, args.block_size, args.batch_size, args.seed)
+
+def report(tok, made, batch):
+    """The lines the lab prints for what prepare() made and the batch drawn from it."""
+    train, val, (xs, ys, shifted, args) = made['train'], made['val'], batch
+    newline = tok.chars['\n']
+    same = 'OK' if made['back'] == train else 'FAILED'
+    lines = [common.fill(f"{made['docs']:,} ({made['how']}), each ended by the newline id {newline}",
+                         'documents   ', ' ' * 12),
+             f"tokens      {len(train) + len(val):,}, vocabulary {len(tok.vocab):,}: {made['kind']}, "
+             'little-endian']
+    for name, ids, count in [('train.bin', train, made['train_docs']),
+                             ('val.bin', val, made['docs'] - made['train_docs'])]:
+        lines.append(f'{name:<12}{len(ids):,} tokens, {count:,} document{"s" * (count != 1)}, '
+                     f"{len(ids) * made['id_bytes']:,} bytes")
+    return lines + [
+        'meta.json   vocabulary, id type, tokenizer fingerprint, sha256 of each .bin',
+        f'read back   train.bin, checked against meta.json, gives the same ids: {same}',
+        f'batch       {args.batch_size} windows of {args.block_size} tokens, seed {args.seed}',
+        f'  x[0]      {common.shown(repr(tok.decode(xs[0])))[:68]}',
+        f'  y[0]      {common.shown(repr(tok.decode(ys[0])))[:68]}',
+        f'check       y is x shifted by one in every window: {"OK" if shifted else "FAILED"}']
+
+
+def main():
+    args = arguments().parse_args()
+    refuse_before_work(args)
+    tok = common.load_tokenizer(args.tokenizer)
+    made = prepare(tok, common.read_text(args.file), args.out, args.block_size, args.jobs, args.file)
+    xs, ys = windows(made['back'], args.block_size, args.batch_size, args.seed)
     shifted = all(y[:-1] == x[1:] for x, y in zip(xs, ys)) and all(len(y) == args.block_size for y in ys)
-    size = array(typecode).itemsize
-    print(common.fill(f'{len(docs):,} ({how}), each ended by the newline id {end}', 'documents   ', ' ' * 12))
-    print(f'tokens      {len(train) + len(val):,}, vocabulary {len(tok.vocab):,}: {kind}, little-endian')
-    for name, ids, count in [('train.bin', train, cut), ('val.bin', val, len(docs) - cut)]:
-        print(f'{name:<12}{len(ids):,} tokens, {count:,} document{"s" * (count != 1)}, '
-              f'{len(ids) * size:,} bytes')
-    print('meta.json   vocabulary, id type, tokenizer fingerprint, sha256 of each .bin')
-    same = 'OK' if back == train else 'FAILED'
-    print(f'read back   train.bin, checked against meta.json, gives the same ids: {same}')
-    print(f'batch       {args.batch_size} windows of {args.block_size} tokens, seed {args.seed}')
-    print(f'  x[0]      {common.shown(repr(tok.decode(xs[0])))[:68]}')
-    print(f'  y[0]      {common.shown(repr(tok.decode(ys[0])))[:68]}')
-    print(f'check       y is x shifted by one in every window: {"OK" if shifted else "FAILED"}')
-    if back != train or not shifted:
+    print('\n'.join(report(tok, made, (xs, ys, shifted, args))))
+    if made['back'] != made['train'] or not shifted:
         raise ValueError('a check FAILED')
 
 

@@ -3,9 +3,11 @@ import json
 import os
 import random
 import re
+import tempfile
 import unicodedata
 import unittest
 from collections import Counter
+from pathlib import Path
 from unittest import mock
 
 from lab import (audit, byte_bpe, common, compression, fast_bpe, merge_order, normalize, prepare, pretokenize,
@@ -296,6 +298,15 @@ class PrepareTest(unittest.TestCase):
         docs, _ = prepare.documents(TEXT)
         joined = [i for doc in docs for i in tok.encode(doc) + [tok.chars['\n']]]
         self.assertEqual(joined, tok.encode(TEXT))
+
+    def test_prepare_writes_bins_that_read_back_as_the_encoded_documents(self):
+        tok = BPE.train(TEXT, 12)
+        with tempfile.TemporaryDirectory() as out:
+            made = prepare.prepare(tok, TEXT, Path(out), block_size=8, jobs=1)
+            self.assertEqual(made['back'], made['train'])
+            self.assertEqual(made['train'] + made['val'], tok.encode(TEXT))
+            written = sorted(p.name for p in Path(out).iterdir())
+            self.assertEqual(written, ['meta.json', 'train.bin', 'val.bin'])
 
     def test_split_is_at_the_document_boundary_nearest_95_percent(self):
         self.assertEqual(prepare.split_at_document([10] * 20, 0.95), 19)
