@@ -217,7 +217,7 @@ def make_corpus(path, force=False):
     print(f"wrote {common.shown(str(path))}: {size:,} characters, {len(parts)} files of Python's own library")
 
 
-def main():
+def arguments():
     parser = common.parser(__doc__)
     parser.add_argument('files', nargs='*', type=Path, default=[common.TRAIN], metavar='FILE',
                         help='text files to measure (default: data/train.txt)')
@@ -232,43 +232,59 @@ def main():
     parser.add_argument('--force', action='store_true',
                         help='with --make-corpus: replace a file that is not such a corpus')
     parser.add_argument('--child', nargs=3, help=argparse.SUPPRESS)  # WHAT PATH PART: a child's job
-    args = parser.parse_args()
+    return parser
+
+
+def child_figures(args):
+    """What a child measures, as --child WHAT PATH PART asks."""
+    what, path, part = args.child
+    return {'ours': lambda: measure_ours(path, args.merges, float(part), args.jobs),
+            'theirs': lambda: measure_theirs(path, args.merges, float(part)),
+            'lesson': lambda: measure_lesson(path, args.lesson_merges),
+            'read': lambda: len(common.read_text(path))}[what]()
+
+
+def measurable(files):
+    """The files large enough to measure, as absolute paths (the children run elsewhere); the
+    others are said to be too small. Each is read in a child first, so that a bad file stops
+    it before the long runs (and a child starts with its parent's peak memory, not ours)."""
+    try:
+        paths = [path.resolve() for path in files]
+    except (RuntimeError, OSError) as e:  # a symlink loop: RuntimeError before Python 3.13, OSError after
+        raise ValueError(f'cannot follow {e}: give a text file') from None
+    sizes = {path: in_fresh_python('--child', 'read', path, 1) for path in paths}
+    for path in [path for path in paths if sizes[path] < MEASURABLE_FROM]:
+        print(common.fill(f'{common.shown(path.name)}: {sizes[path]:,} characters, too small to measure '
+                          '(fixed costs would dominate)', '', '  '))
+    return [path for path in paths if sizes[path] >= MEASURABLE_FROM]
+
+
+def measure(path, args, theirs_version):
+    """The figures of one file: ours on a quarter, a half and all of it, the lesson's, theirs."""
+    r = {'ours': [in_fresh_python('--child', 'ours', path, part, '--merges', args.merges, '--jobs',
+                                  args.jobs if part == 1 else 1) for part in (0.25, 0.5, 1)],
+         'lesson': in_fresh_python('--child', 'lesson', path, 1, '--lesson-merges', args.lesson_merges)}
+    if theirs_version:
+        r['theirs'] = in_fresh_python('--child', 'theirs', path, 1, '--merges', args.merges)
+    return r
+
+
+def main():
+    args = arguments().parse_args()
     if args.make_corpus:
         make_corpus(args.make_corpus, args.force)
         return
     if args.child:
-        what, path, part = args.child
-        figures = {'ours': lambda: measure_ours(path, args.merges, float(part), args.jobs),
-                   'theirs': lambda: measure_theirs(path, args.merges, float(part)),
-                   'lesson': lambda: measure_lesson(path, args.lesson_merges),
-                   'read': lambda: len(common.read_text(path))}[what]()
-        print(ANSWER + json.dumps(figures))
+        print(ANSWER + json.dumps(child_figures(args)))
         return
-    try:
-        paths = [path.resolve() for path in args.files]
-    except (RuntimeError, OSError) as e:  # a symlink loop: RuntimeError before Python 3.13, OSError after
-        raise ValueError(f'cannot follow {e}: give a text file') from None
-    sizes = {path: in_fresh_python('--child', 'read', path, 1) for path in paths}  # refuse a bad file before
-    # the long runs; read in a child of its own: a child starts with its parent's peak memory
-    small = [path for path in paths if sizes[path] < MEASURABLE_FROM]
-    for path in small:
-        print(common.fill(f'{common.shown(path.name)}: {sizes[path]:,} characters, too small to measure '
-                          '(fixed costs would dominate)', '', '  '))
-    paths = [path for path in paths if path not in small]
+    paths = measurable(args.files)
     if not paths:
         print(f'give a text of {MEASURABLE_FROM:,} characters or more; to make one of 12 MB:\n'
               '  python3 -m lab.speed --make-corpus stdlib.txt\n  python3 -m lab.speed stdlib.txt')
         return
     theirs_version = has_tokenizers()
     print(f'lab.fast_bpe, {args.merges:,} merges asked (fewer when no pair occurs twice)\n', flush=True)
-    results = []
-    for path in paths:
-        r = {'ours': [in_fresh_python('--child', 'ours', path, part, '--merges', args.merges, '--jobs',
-                                      args.jobs if part == 1 else 1) for part in (0.25, 0.5, 1)],
-             'lesson': in_fresh_python('--child', 'lesson', path, 1, '--lesson-merges', args.lesson_merges)}
-        if theirs_version:
-            r['theirs'] = in_fresh_python('--child', 'theirs', path, 1, '--merges', args.merges)
-        results.append((common.shown(path.name), r))
+    results = [(common.shown(path.name), measure(path, args, theirs_version)) for path in paths]
     report(results, args.merges, args.jobs, args.lesson_merges, theirs_version)
 
 
