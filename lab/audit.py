@@ -101,13 +101,20 @@ def main():
         parser.error('--max-unk is a rate from 0 to 1, e.g. 0.001 for 0.1 %')
     tok = common.load_tokenizer(args.tokenizer)
     r = audit(tok, common.read_text(args.file))
-
-    unknown_ok = r['unknown_rate'] <= args.max_unk
-    gates = [not r['failures'], not r['offsets_bad'], unknown_ok]
     print(f'audit of {shown(args.tokenizer.name)} on {shown(args.file.name)}\n')
-    digest = common.fingerprint(tok)
+    gates = show(tok, r, args.max_unk)
+    print()
+    if not all(gates.values()):
+        raise ValueError(f'FAILED ({", ".join(name for name, ok in gates.items() if not ok)})')
+    print('result: OK')
+
+
+def show(tok, r, max_unk):
+    """Print the report of audit() as rows; {gate: whether it passed}."""
+    gates = {'round trip': not r['failures'], 'offsets': not r['offsets_bad'],
+             'unknown rate': r['unknown_rate'] <= max_unk}
     row('fingerprint', "sha256 of the tokenizer's canonical JSON:")
-    row('', digest)
+    row('', common.fingerprint(tok))
     row('vocabulary', f'{len(tok.vocab)} tokens ({len(tok.vocab) - len(tok.merges) - 1} characters, '
                       f'{len(tok.merges)} merges)')
     row('corpus', f"{r['lines']:,} lines, {r['chars']:,} characters (newlines not counted)")
@@ -115,23 +122,19 @@ def main():
     row('tokens/line', '  '.join(f'p{p} {percentile(r["per_line"], p)}' for p in (50, 95, 99))
         + f'  max {max(r["per_line"])}')
     row('round trip', f"{r['lines'] - len(r['failures']):,} of {r['lines']:,} lines "
-                      f"{'OK' if gates[0] else 'FAILED'}")
+                      f"{'OK' if gates['round trip'] else 'FAILED'}")
     for n, at in r['failures'][:SHOWN]:
         row('', f'  line {n}: first difference at character {at}')
-    row('offsets', 'OK (every token maps back to its text)' if gates[1]
+    row('offsets', 'OK (every token maps back to its text)' if gates['offsets']
         else f"FAILED ({r['offsets_bad']} lines have a token whose (start, end) does not)")
     row('unknown', f"{sum(r['unknown'].values()):,} characters, {r['unknown_rate']:.3%} "
-                   f"(gate {args.max_unk:.3%}) {'OK' if unknown_ok else 'FAILED'}")
+                   f"(gate {max_unk:.3%}) {'OK' if gates['unknown rate'] else 'FAILED'}")
     if r['unknown']:
         row('', listed(f'{ch!r}×{n}' for ch, n in r['unknown'].most_common()))
     for label, ids in [('never used', r['never']), (f'used < {RARE}', r['rare'])]:
         head = f'{len(ids)} rows: '
         row(label, head + listed((repr(tok.vocab[i]) for i in ids), start=len(head)))
-    print()
-    if not all(gates):
-        failed = [name for name, ok in zip(['round trip', 'offsets', 'unknown rate'], gates) if not ok]
-        raise ValueError(f'FAILED ({", ".join(failed)})')
-    print('result: OK')
+    return gates
 
 
 if __name__ == '__main__':

@@ -131,7 +131,15 @@ def main():
     print(f'round trip of {name}: OK, {len(ids):,} tokens '
           f'(character-level, {len(char_tok.merges)} merges: {len(fast_bpe.encode(char_tok, text)):,})')
     print(f'saved {common.shown(str(args.out))} and loaded it back\n')
+    rows = sample_rows(merges, char_tok)
+    print(common.table(rows, right={1, 3}))
+    if any(row[4] != 'OK' for row in rows[1:]):
+        raise ValueError('a sample did not round-trip')
 
+
+def sample_rows(merges, char_tok):
+    """A table row for each sample: its bytes, byte-level ids, tokens, round trip, and the
+    character-level tokenizer's tokens with how many of them are unknown."""
     rows = [('text', 'bytes', 'byte ids', 'tokens', 'back', 'char-level tokens')]
     for sample in SAMPLES:
         sample_ids = encode(merges, sample)
@@ -140,9 +148,7 @@ def main():
         rows.append((repr(sample), str(len(sample.encode('utf-8'))), ' '.join(map(str, sample_ids)),
                      str(len(sample_ids)), 'OK' if decode(merges, sample_ids) == sample else 'FAILED',
                      f'{len(char_ids)} ({unknown} unknown)' if unknown else str(len(char_ids))))
-    print(common.table(rows, right={1, 3}))
-    if any(row[4] != 'OK' for row in rows[1:]):
-        raise ValueError('a sample did not round-trip')
+    return rows
 
 
 if __name__ == '__main__':
