@@ -72,7 +72,7 @@ HERE = HERE if (HERE / 'settings.json').exists() else Path.cwd()  # pip-installe
 
 def read_text(path, fix, limit=2**26):  # 64 MiB: train needs ~20 bytes a character, ~30 s a merge
     if os.path.exists(path) and (not os.path.isfile(path) or os.path.getsize(path) > limit):  # check
-        raise ValueError(f'{path} must be a regular file of at most {limit:,} bytes: {fix}')  # a pipe never ends
+        raise ValueError(f'{path} must be a regular file of at most {limit:,} bytes: {fix}')  # pipes never end
     try:
         with open(path, 'rb') as f:
             data = f.read()
