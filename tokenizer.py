@@ -71,8 +71,8 @@ HERE = HERE if (HERE / 'settings.json').exists() else Path.cwd()  # pip-installe
 
 
 def read_text(path, fix, limit=2**26):  # 64 MiB: train needs ~20 bytes a character, ~30 s a merge
-    if os.path.exists(path) and (not os.path.isfile(path) or os.path.getsize(path) > limit):  # check
-        raise ValueError(f'{path} must be a regular file of at most {limit:,} bytes: {fix}')  # pipes never end
+    if os.path.exists(path) and (not os.path.isfile(path) or os.path.getsize(path) > limit):  # check: a pipe
+        raise ValueError(f'{path} must be a regular file of at most {limit:,} bytes: {fix}')  # never ends
     try:
         with open(path, 'rb') as f:
             data = f.read()
