@@ -376,7 +376,7 @@ def encode(tok, text, jobs=None):
         return encoder(tok)(text)
     size = -(-len(text) // (jobs * 4))  # four blocks a process, so that none waits long for the last
     try:
-        with multiprocessing.Pool(jobs, initializer=start_worker, initargs=(tok.state(),)) as pool:
+        with multiprocessing.Pool(jobs, initializer=start_worker, initargs=(common.state_of(tok),)) as pool:
             encoded = pool.map(encode_in_worker, line_blocks(text, size))
     except OSError as e:  # no more processes allowed (ulimit -u), or no memory for them
         raise ValueError(f'cannot start {jobs} processes to encode with ({e.strerror}): '
@@ -558,7 +558,7 @@ def main():
 
 def save_tokenizer(tok, path):
     """Save as tokenizer.py saves: the same bytes for the same tokenizer."""
-    common.save(json.dumps(tok.state(), ensure_ascii=False) + '\n', path)
+    common.save(json.dumps(common.state_of(tok), ensure_ascii=False) + '\n', path)
 
 
 if __name__ == '__main__':

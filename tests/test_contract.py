@@ -142,6 +142,14 @@ class LearnerBugSeenFromALabTest(unittest.TestCase):
         self.assertIn('python3 -m lab.selfcheck', done.stderr)
         self.assertNotIn('Traceback', done.stderr)
 
+    def test_a_state_without_merges_is_refused_before_a_lab_saves_it(self):
+        self.typed_with("return {'vocab': self.vocab, 'merges': self.merges}", "return {'vocab': self.vocab}")
+        done = run(self.root, '-m', 'lab.fast_bpe', '--out', 'fast.json')
+        self.assertEqual(done.returncode, 1)
+        self.assertIn("state() in tokenizer.py gave ['vocab']", done.stderr)
+        self.assertIn('python3 -m lab.selfcheck', done.stderr)
+        self.assertFalse((self.root / 'fast.json').exists())
+
     def test_an_error_in_a_lab_itself_is_not_blamed_on_tokenizer_py(self):
         def lab_code():
             return {}['missing']
