@@ -27,7 +27,7 @@ from collections import Counter
 if not __package__:  # run as python3 lab/audit.py: then tokenizer cannot be imported
     sys.exit('run this lab from the project folder as: python3 -m lab.audit')
 
-from lab import common, fast_bpe
+from lab import common, fast
 from lab.common import UNKNOWN, percentile, shown
 
 RARE = 3  # a row used fewer times than this is "rarely used"
@@ -68,7 +68,7 @@ def listed(items, start=0, columns=80 - 13):
 
 def audit(tok, text):
     """Every figure of the report, as a dict."""
-    encode = fast_bpe.encoder(tok)
+    encode = fast.encoder(tok)
     lines = common.lines_of(text)
     report = common.count_lines(tok, encode, lines)
     used, failures, offsets_bad = Counter(), [], 0

@@ -28,7 +28,7 @@ from pathlib import Path
 if not __package__:  # run as python3 lab/byte_bpe.py: then tokenizer cannot be imported
     sys.exit('run this lab from the project folder as: python3 -m lab.byte_bpe')
 
-from lab import common, fast_bpe
+from lab import common, fast
 from tokenizer import BPE
 
 SPECIAL = ['<pad>', '<unk>', '<bos>', '<eos>']
@@ -46,7 +46,7 @@ def as_chars(text):
 
 def train(text, vocab_size):
     """Merges [[a, b], new] in the contract's ids, learned up to vocab_size ids."""
-    tok = fast_bpe.train(as_chars(text), max(0, vocab_size - FIRST_MERGE))
+    tok = fast.train(as_chars(text), max(0, vocab_size - FIRST_MERGE))
     # char-level ids -> contract ids: base ids are bytes, merged ids follow from 260
     ids = [None] + [FIRST_BYTE + ord(ch) for ch in tok.vocab[1:len(tok.vocab) - len(tok.merges)]]
     ids += range(FIRST_MERGE, FIRST_MERGE + len(tok.merges))
@@ -62,7 +62,7 @@ def as_char_tokenizer(merges):
 
 
 def encode(merges, text):
-    return [i + SHIFT for i in fast_bpe.encode(as_char_tokenizer(merges), as_chars(text))]
+    return [i + SHIFT for i in fast.encode(as_char_tokenizer(merges), as_chars(text))]
 
 
 def pieces(merges):
@@ -127,9 +127,9 @@ def main():
     ids = encode(merges, text)
     if decode(merges, ids) != text:
         raise ValueError(f'round trip of {args.file} FAILED')
-    char_tok = fast_bpe.train(text, len(merges))
+    char_tok = fast.train(text, len(merges))
     print(f'round trip of {name}: OK, {len(ids):,} tokens '
-          f'(character-level, {len(char_tok.merges)} merges: {len(fast_bpe.encode(char_tok, text)):,})')
+          f'(character-level, {len(char_tok.merges)} merges: {len(fast.encode(char_tok, text)):,})')
     print(f'saved {common.shown(str(args.out))} and loaded it back\n')
     rows = sample_rows(merges, char_tok)
     print(common.table(rows, right={1, 3}))

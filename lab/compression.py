@@ -24,7 +24,7 @@ from pathlib import Path
 if not __package__:  # run as python3 lab/compression.py: then tokenizer cannot be imported
     sys.exit('run this lab from the project folder as: python3 -m lab.compression')
 
-from lab import common, fast_bpe
+from lab import common, fast
 
 ENGLISH = """The river ran past the old mill, and the children walked beside it to school.
 In spring the water was high and brown; in summer it was low and clear.
@@ -61,7 +61,7 @@ def measure(name, tok, encode, lines):
 
 
 def report(tok, named_texts, slices=True):
-    encode = fast_bpe.encoder(tok)
+    encode = fast.encoder(tok)
     rows = [HEADER]
     for name, text in named_texts:
         lines = common.lines_of(text)
@@ -95,7 +95,7 @@ def main():
         else:
             report(tok, [('English', ENGLISH), ('Korean', KOREAN)], slices=False)
         return
-    tok = fast_bpe.train(ENGLISH + KOREAN.splitlines()[0] + '\n', SAMPLE_MERGES)
+    tok = fast.train(ENGLISH + KOREAN.splitlines()[0] + '\n', SAMPLE_MERGES)
     print(f'tokenizer: trained on the English sample and one Korean sentence, {len(tok.merges)} merges\n')
     report(tok, [('English', ENGLISH), ('Korean', KOREAN)], slices=False)
 

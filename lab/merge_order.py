@@ -18,7 +18,7 @@ import sys
 if not __package__:  # run as python3 lab/merge_order.py: then tokenizer cannot be imported
     sys.exit('run this lab from the project folder as: python3 -m lab.merge_order')
 
-from lab import common, fast_bpe
+from lab import common, fast
 from tokenizer import BPE, merge
 
 SYMBOLS = ['l', 'o', 'w', 'e', 'r', '_']  # ids 0-5
@@ -72,7 +72,7 @@ def main():
     other = shuffled(tok, args.seed)
     # the engine gives encode's ids, fast (the lesson's encode takes minutes on a megabyte), and
     # since '\n' is never merged, the ids of the whole text split into the ids of its lines
-    encoded = [by_line(fast_bpe.encode(t, text), tok.chars.get('\n')) for t in (tok, other)]
+    encoded = [by_line(fast.encode(t, text), tok.chars.get('\n')) for t in (tok, other)]
     changed = sum(a != b for a, b in zip(*encoded))
     labels = ['learned order', f'shuffled, seed {args.seed}']
     names = common.shown(args.tokenizer.name), common.shown(args.file.name)

@@ -25,7 +25,7 @@ import unicodedata
 if not __package__:  # run as python3 lab/normalize.py: then tokenizer cannot be imported
     sys.exit('run this lab from the project folder as: python3 -m lab.normalize')
 
-from lab import common, fast_bpe
+from lab import common, fast
 
 SAMPLE = ('한국어 토크나이저는 글자를 조각으로 나눕니다.\n'   # written for this lab
           '정규화를 하지 않으면 같은 글자도 다르게 보입니다.\n')
@@ -43,10 +43,10 @@ def code_points(text):
 def side_by_side(korean):
     """Rows comparing the NFC and NFD forms of the Korean text."""
     nfc, nfd = unicodedata.normalize('NFC', korean), unicodedata.normalize('NFD', korean)
-    tok = fast_bpe.train(nfc, MERGES)
+    tok = fast.train(nfc, MERGES)
     rows = [['form', 'code points', 'UTF-8 bytes', 'tokens', 'unknown']]
     for name, form in [('NFC', nfc), ('NFD', nfd)]:
-        ids = fast_bpe.encode(tok, form)
+        ids = fast.encode(tok, form)
         rows.append([name, str(len(form)), str(len(form.encode('utf-8'))), str(len(ids)), str(ids.count(0))])
     return nfc, nfd, rows
 

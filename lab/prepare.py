@@ -31,7 +31,7 @@ from pathlib import Path
 if not __package__:  # run as python3 lab/prepare.py: then tokenizer cannot be imported
     sys.exit('run this lab from the project folder as: python3 -m lab.prepare')
 
-from lab import common, fast_bpe
+from lab import common, fast
 
 BINS = ['train.bin', 'val.bin']
 TRAIN_SHARE = 0.95
@@ -84,9 +84,9 @@ def from_bytes(raw, typecode):
 
 
 def encode_documents(tok, docs, jobs=None):
-    """The ids of each document, ended by the newline id; in jobs processes (fast_bpe.encode)."""
+    """The ids of each document, ended by the newline id; in jobs processes (fast.encode)."""
     end = tok.chars['\n']
-    ids = fast_bpe.encode(tok, ''.join(doc + '\n' for doc in docs), jobs)
+    ids = fast.encode(tok, ''.join(doc + '\n' for doc in docs), jobs)
     out, start = [], 0
     for doc in docs:  # every '\n' is the newline id, so each document ends at its last one
         stop = start
@@ -142,7 +142,7 @@ def arguments():
                         help='seed of the windows (default: %(default)s)')
     parser.add_argument('--jobs', type=common.jobs, metavar='N',
                         help='processes to encode with (default: one per core for a text of '
-                             f'{fast_bpe.PARALLEL_FROM:,} characters or more, else one)')
+                             f'{fast.PARALLEL_FROM:,} characters or more, else one)')
     return parser
 
 

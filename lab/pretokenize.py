@@ -29,7 +29,7 @@ from collections import Counter
 if not __package__:  # run as python3 lab/pretokenize.py: then tokenizer cannot be imported
     sys.exit('run this lab from the project folder as: python3 -m lab.pretokenize')
 
-from lab import common, fast_bpe
+from lab import common, fast
 from tokenizer import BPE, merge
 
 LETTERS = r'[^\W\d_]'      # \p{L} in re: a word character that is not a digit or '_'
@@ -100,7 +100,7 @@ def first_occurrence(pair, words, where):
 
 def encoder(tok, pattern):
     """encode(text): each piece encoded on its own, so that no token crosses a piece."""
-    encode_piece = fast_bpe.encoder(tok)
+    encode_piece = fast.encoder(tok)
     return lambda text: [i for piece in pieces(text, pattern) for i in encode_piece(piece)]
 
 
@@ -117,7 +117,7 @@ def main():
     if ''.join(pieces(text, pattern)) != text:
         raise ValueError(f'the {args.pattern} pattern does not cover every character of {args.file}')
     pre = train(text, args.merges, pattern)
-    plain = fast_bpe.train(text, args.merges)
+    plain = fast.train(text, args.merges)
     name = common.shown(args.file.name)
     print(f'{args.merges} merges asked on {name}: pre-tokenized ({args.pattern}) against the lesson\'s\n')
     rows = [['', f'{args.pattern} pieces', 'the lesson (whole text)']]
@@ -131,7 +131,7 @@ def main():
     print(f'\npieces of the first line:\n  {cut if len(cut) <= 78 else cut[:75] + "..."}')
     ids = encoder(pre, pattern)(text)
     back = pre.decode(ids)
-    plain_ids = fast_bpe.encode(plain, text)
+    plain_ids = fast.encode(plain, text)
     print()
     rows = [['tokenizer', 'merges', 'tokens', 'chars/token'],
             [f'{args.pattern} pieces', str(len(pre.merges)), f'{len(ids):,}',

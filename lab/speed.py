@@ -34,7 +34,7 @@ from pathlib import Path
 if not __package__:  # run as python3 lab/speed.py: then tokenizer cannot be imported
     sys.exit('run this lab from the project folder as: python3 -m lab.speed')
 
-from lab import common, fast_bpe
+from lab import common, fast
 from tokenizer import BPE
 
 try:
@@ -72,15 +72,15 @@ def part_of(text, part):
 
 def measure_ours(path, merges, part, jobs):
     text = part_of(common.read_text(path), part)
-    tok, train_s = seconds(fast_bpe.train, text, merges)
-    ids, encode_s = seconds(fast_bpe.encode, tok, text)
+    tok, train_s = seconds(fast.train, text, merges)
+    ids, encode_s = seconds(fast.encode, tok, text)
     peak = peak_mb()  # before the parallel run, whose processes are not counted here
     if tok.decode(ids) != text:
         raise ValueError(f'{path}: the text does not come back from decode(encode(text))')
     figures = {'chars': len(text), 'merges': len(tok.merges), 'train': train_s, 'encode': encode_s,
                'peak': peak}
     if jobs > 1:
-        again, figures['parallel'] = seconds(fast_bpe.encode, tok, text, jobs)
+        again, figures['parallel'] = seconds(fast.encode, tok, text, jobs)
         if again != ids:
             raise ValueError(f'{path}: --jobs {jobs} gave other ids')
     return figures
@@ -104,7 +104,7 @@ def measure_theirs(path, merges, part):
 def measure_lesson(path, merges):
     text = common.read_text(path)[:LESSON_CHARS]
     _, lesson_s = seconds(BPE.train, text, merges)
-    _, fast_s = seconds(fast_bpe.train, text, merges)
+    _, fast_s = seconds(fast.train, text, merges)
     return {'lesson': lesson_s, 'fast': fast_s}
 
 

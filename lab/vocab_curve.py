@@ -24,7 +24,7 @@ import sys
 if not __package__:  # run as python3 lab/vocab_curve.py: then tokenizer cannot be imported
     sys.exit('run this lab from the project folder as: python3 -m lab.vocab_curve')
 
-from lab import common, fast_bpe
+from lab import common, fast
 from tokenizer import BPE
 
 POINTS = 20
@@ -52,14 +52,14 @@ def sizes(smallest, largest, count=POINTS):
 def curve(train_text, held_text, merges):
     """[(vocabulary size, train chars/token, held-out chars/token)] at about POINTS sizes."""
     common.status(f'learning {merges:,} merges on {len(train_text):,} characters ...')
-    tok = fast_bpe.train(train_text, merges)
+    tok = fast.train(train_text, merges)
     base = len(tok.vocab) - len(tok.merges)
     points = []
     steps = sizes(base, len(tok.vocab))
     for n, size in enumerate(steps, 1):
         common.status(f'encoding with a vocabulary of {size:,} ({n} of {len(steps)}) ...')
         partial = BPE(tok.vocab[:size], tok.merges[:size - base])
-        encode = fast_bpe.encoder(partial)
+        encode = fast.encoder(partial)
         points.append((size, len(train_text) / max(len(encode(train_text)), 1),
                        len(held_text) / max(len(encode(held_text)), 1)))
     common.status()

@@ -27,7 +27,7 @@ from collections import Counter
 if not __package__:  # run as python3 lab/word_bpe.py: then tokenizer cannot be imported
     sys.exit('run this lab from the project folder as: python3 -m lab.word_bpe')
 
-from lab import common, fast_bpe
+from lab import common, fast
 from lab.common import UNKNOWN
 from tokenizer import merge
 
@@ -149,8 +149,8 @@ def main():
         raise ValueError(f'round trip FAILED at character {common.first_difference(back, text)}')
     print(f'round trip: OK ({len(text):,} characters, spaces and newlines restored exactly)\n')
 
-    char_tok = fast_bpe.train(text, args.merges)
-    char_ids = fast_bpe.encode(char_tok, text)
+    char_tok = fast.train(text, args.merges)
+    char_ids = fast.encode(char_tok, text)
     rows = [['tokenizer', 'merges', 'tokens', 'chars/token']]
     for name, made, n in [('word-level', len(merges), len(ids)), ('character-level', len(char_tok.merges),
                                                                   len(char_ids))]:

@@ -18,6 +18,8 @@ ALLOWED = {'merge', 'BPE'}
 BEYOND = ROOT / 'tests' / 'test_beyond_lesson.py'  # the one place that tests what only ours has
 LESSON_TESTS = ['tests.test_lesson_merge', 'tests.test_lesson_train', 'tests.test_lesson_encode',
                 'tests.test_lesson_output']
+# What every lab may import from lab/: the plumbing, the engine, the tokenizer kinds.
+SHARED_LIBRARIES = {'common', 'fast', 'kinds'}
 LESSON_LINES = ['vocab: 40 merges: 12', 'roundtrip: OK [29, 13, 14, 1, 30]']
 
 
@@ -34,13 +36,26 @@ def imports_from_tokenizer(path):
 
 class ContractTest(unittest.TestCase):
     def test_labs_and_tests_import_only_merge_and_bpe_from_tokenizer(self):
-        files = [p for p in sorted((ROOT / 'lab').glob('*.py')) + sorted((ROOT / 'tests').glob('*.py'))
+        files = [p for p in sorted((ROOT / 'lab').rglob('*.py')) + sorted((ROOT / 'tests').glob('*.py'))
                  if p != BEYOND]
         self.assertGreater(len(files), 20)
         for path in files:
             for line, name in imports_from_tokenizer(path):
                 with self.subTest(f'{path.relative_to(ROOT)}:{line}'):
                     self.assertIn(name, ALLOWED)
+
+    def test_a_lab_imports_no_other_lab_only_the_libraries_they_share(self):
+        for lab in LABS:
+            tree = ast.parse((ROOT / 'lab' / f'{lab}.py').read_text(encoding='utf-8'))
+            for node in ast.walk(tree):
+                if isinstance(node, ast.ImportFrom) and node.module == 'lab':
+                    names = [alias.name for alias in node.names]
+                elif isinstance(node, ast.ImportFrom) and (node.module or '').startswith('lab.'):
+                    names = [node.module.split('.')[1]]
+                else:
+                    continue
+                with self.subTest(lab=lab, line=node.lineno):
+                    self.assertLessEqual(set(names), SHARED_LIBRARIES)
 
     def test_the_lesson_files_follow_the_lesson(self):
         # they hold what the lesson's own file holds, and nothing more

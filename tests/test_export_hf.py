@@ -4,7 +4,7 @@ import json
 import random
 import unittest
 
-from lab import fast_bpe
+from lab import fast
 from lab.common import problem_with
 from lab.export_hf import from_hf, to_hf
 from tests.project import MIXED, TEXT, copy_project, run
@@ -25,10 +25,10 @@ def trained_tokenizers():
     """(name, BPE, texts to try): the default data and seeded random texts."""
     rng = random.Random(5)
     yield 'default', BPE.train(TEXT, 48), [TEXT, 'Q: hi\nA: ', 'Cat 안녕 😀\n', '', MIXED]
-    yield 'mixed', fast_bpe.train(MIXED, 300), [MIXED, TEXT, MIXED[::-1]]
+    yield 'mixed', fast.train(MIXED, 300), [MIXED, TEXT, MIXED[::-1]]
     for n, text in enumerate(fuzz_texts(60, seed=5)):
         probes = [text] + [''.join(rng.choice(text + 'Z\n ') for _ in range(50)) for _ in range(3)]
-        yield f'random {n}', fast_bpe.train(text, rng.choice([1, 5, 30, 300])), probes
+        yield f'random {n}', fast.train(text, rng.choice([1, 5, 30, 300])), probes
 
 
 class ExportTest(unittest.TestCase):

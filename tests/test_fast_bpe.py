@@ -1,11 +1,13 @@
-"""lab.fast_bpe gives exactly what tokenizer.BPE gives: the same merges, the same ids."""
+"""The engine (lab/fast/, run as lab.fast_bpe) gives exactly what tokenizer.BPE gives: the same
+merges, the same ids."""
 import io
 import json
 import random
 import unittest
 from unittest import mock
 
-from lab import fast_bpe
+from lab import fast, fast_bpe
+from lab.fast import encoding, letters, training
 from lab.common import has_lines
 from tests.project import TEXT, copy_project, run
 from tests.test_fuzz import fuzz_texts
@@ -15,10 +17,10 @@ from tokenizer import BPE
 class SameResultTest(unittest.TestCase):
     def assert_same(self, text, count, probes=()):
         want = BPE.train(text, count)
-        got = fast_bpe.train(text, count)
+        got = fast.train(text, count)
         self.assertEqual(got.state(), want.state(), (text, count))
         for probe in [text, *probes]:
-            self.assertEqual(fast_bpe.encode(want, probe), want.encode(probe), (text, count, probe))
+            self.assertEqual(fast.encode(want, probe), want.encode(probe), (text, count, probe))
 
     def test_default_data_at_every_count_up_to_60(self):
         for count in range(61):
@@ -34,7 +36,7 @@ class SameResultTest(unittest.TestCase):
         # tiny units: ties across units, lines of one weight in several units, and the
         # switch to one line a unit after the first merges
         rng = random.Random(12)
-        with mock.patch.multiple(fast_bpe, LARGE=24, LINES_EVERY=8):
+        with mock.patch.multiple(training, LARGE=24, LINES_EVERY=8):
             for text in fuzz_texts(150, seed=12):
                 self.assert_same(text, rng.choice([1, 3, 10, 100]))
             self.assert_same(TEXT * 3, 60)
@@ -46,7 +48,7 @@ class SameResultTest(unittest.TestCase):
         for _ in range(40):
             lines = [''.join(rng.choice('ab c') for _ in range(rng.randint(0, 9))) for _ in range(8)]
             text = '\n'.join(rng.choice(lines) for _ in range(30))
-            with mock.patch.multiple(fast_bpe, LARGE=rng.choice([0, 12, 1000]), LINES_EVERY=1):
+            with mock.patch.multiple(training, LARGE=rng.choice([0, 12, 1000]), LINES_EVERY=1):
                 self.assert_same(text, rng.choice([3, 10, 40]))
 
     def test_overlapping_runs(self):
@@ -69,7 +71,7 @@ class SameResultTest(unittest.TestCase):
         tok = BPE(['\ufffd', 'a', 'b', 'c', 'ab', 'bc', 'abc', 'abc'],
                   [[[1, 2], 4], [[2, 3], 5], [[4, 3], 6], [[1, 5], 7]])
         for text in ['abc', 'abcabc', 'bcabc', 'aabcc']:
-            self.assertEqual(fast_bpe.encode(tok, text), tok.encode(text))
+            self.assertEqual(fast.encode(tok, text), tok.encode(text))
 
 
 class ReplaySameResultTest(SameResultTest):
@@ -77,7 +79,7 @@ class ReplaySameResultTest(SameResultTest):
     long texts are encoded): whole for the first few merges, then line by line, in blocks
     of a few lines."""
     def setUp(self):
-        patch = mock.patch.multiple(fast_bpe, REPLAY_FROM=0, WHOLE_EVERY=4, BLOCK=10)
+        patch = mock.patch.multiple(encoding, REPLAY_FROM=0, WHOLE_EVERY=4, BLOCK=10)
         patch.start()
         self.addCleanup(patch.stop)
 
@@ -86,16 +88,16 @@ class ReplayTest(unittest.TestCase):
     def test_any_switch_from_the_whole_text_to_lines_gives_the_same_ids(self):
         rng = random.Random(14)
         for text in fuzz_texts(60, seed=14):
-            tok = fast_bpe.train(text, rng.choice([5, 50]))
+            tok = fast.train(text, rng.choice([5, 50]))
             probe = ''.join(rng.choice(text + 'Z\n') for _ in range(200))
             for every in (0, 3, 10**9):  # 0: lines after the first merge; 10**9: once a pair is absent
-                with mock.patch.multiple(fast_bpe, REPLAY_FROM=0, WHOLE_EVERY=every):
-                    self.assertEqual(fast_bpe.encode(tok, probe), tok.encode(probe), (text, every))
+                with mock.patch.multiple(encoding, REPLAY_FROM=0, WHOLE_EVERY=every):
+                    self.assertEqual(fast.encode(tok, probe), tok.encode(probe), (text, every))
 
     def test_one_encoder_for_long_and_short_texts(self):
-        tok = fast_bpe.train(TEXT, 40)
-        encode = fast_bpe.encoder(tok)
-        with mock.patch.object(fast_bpe, 'REPLAY_FROM', 20):
+        tok = fast.train(TEXT, 40)
+        encode = fast.encoder(tok)
+        with mock.patch.object(encoding, 'REPLAY_FROM', 20):
             for text in [TEXT, 'Q: hi\nA: ', TEXT[::-1], TEXT + 'Cat 안녕 😀']:
                 self.assertEqual(encode(text), tok.encode(text), text)
 
@@ -107,7 +109,7 @@ class ReplayTest(unittest.TestCase):
                               (['\ufffd', '\n', 'a', 'a\n'], [[[2, 1], 3]])]:
             tok = BPE(vocab, merges)
             for text in ['abab', 'ababb', 'cab', 'aabb\nab', 'abxabb', 'a\na\n\n']:
-                self.assertEqual(fast_bpe.encode(tok, text), tok.encode(text), (merges, text))
+                self.assertEqual(fast.encode(tok, text), tok.encode(text), (merges, text))
 
 
 class FreeCodePointsTest(unittest.TestCase):
@@ -115,53 +117,53 @@ class FreeCodePointsTest(unittest.TestCase):
 
     def test_spare_counts_the_code_points_left_above_latin1_without_surrogates(self):
         everything = 0x110000 - 0x100 - 0x800
-        self.assertEqual(fast_bpe.spare(set('abc\n')), everything)
-        self.assertEqual(fast_bpe.spare({'\u0100', '한', '\ud800'}), everything - 2)
+        self.assertEqual(letters.spare(set('abc\n')), everything)
+        self.assertEqual(letters.spare({'\u0100', '한', '\ud800'}), everything - 2)
 
     def test_too_few_left_for_the_merges_asked_is_one_clear_error(self):
-        with mock.patch.object(fast_bpe, 'spare', return_value=3):
+        with mock.patch.object(training, 'spare', return_value=3):
             with self.assertRaisesRegex(ValueError, 'leaving 3 code points free.*at most 2 merges'):
-                fast_bpe.train(TEXT, 5)
-            self.assertEqual(fast_bpe.train(TEXT, 2).state(), BPE.train(TEXT, 2).state())
+                fast.train(TEXT, 5)
+            self.assertEqual(fast.train(TEXT, 2).state(), BPE.train(TEXT, 2).state())
 
     def test_encoding_needs_none_when_none_are_left(self):
-        tok = fast_bpe.train(TEXT, 12)
-        text = TEXT * (fast_bpe.REPLAY_FROM // len(TEXT) + 1)  # long: the replaying encoder
-        with mock.patch.object(fast_bpe, 'spare', return_value=0):
-            self.assertEqual(fast_bpe.encode(tok, text, jobs=1), tok.encode(text))
+        tok = fast.train(TEXT, 12)
+        text = TEXT * (encoding.REPLAY_FROM // len(TEXT) + 1)  # long: the replaying encoder
+        with mock.patch.object(encoding, 'spare', return_value=0):
+            self.assertEqual(fast.encode(tok, text, jobs=1), tok.encode(text))
 
 
 class ParallelEncodeTest(unittest.TestCase):
     def test_jobs_give_the_same_ids(self):
         text = (TEXT + 'Cat 안녕 😀\n\n') * 40
-        tok = fast_bpe.train(TEXT, 30)
-        with mock.patch.object(fast_bpe, 'PARALLEL_FROM', 0):  # parallel even for a small text
-            self.assertEqual(fast_bpe.encode(tok, text, jobs=2), tok.encode(text))
+        tok = fast.train(TEXT, 30)
+        with mock.patch.object(encoding, 'PARALLEL_FROM', 0):  # parallel even for a small text
+            self.assertEqual(fast.encode(tok, text, jobs=2), tok.encode(text))
 
     def test_by_default_a_large_text_uses_every_core_and_a_small_one_a_single_process(self):
-        tok = fast_bpe.train(TEXT, 30)
+        tok = fast.train(TEXT, 30)
         started = []
 
         def pool(jobs, **_):
             started.append(jobs)
             raise OSError(11, 'stop here')  # enough to know how many were asked for
-        large = TEXT * (fast_bpe.PARALLEL_FROM // len(TEXT) + 1)
+        large = TEXT * (encoding.PARALLEL_FROM // len(TEXT) + 1)
         with mock.patch('multiprocessing.Pool', pool), mock.patch('os.cpu_count', return_value=3):
-            self.assertEqual(fast_bpe.encode(tok, TEXT), tok.encode(TEXT))  # small: no processes
+            self.assertEqual(fast.encode(tok, TEXT), tok.encode(TEXT))  # small: no processes
             with self.assertRaises(ValueError):
-                fast_bpe.encode(tok, large)
+                fast.encode(tok, large)
         self.assertEqual(started, [3])
 
     def test_hand_made_merges_of_newlines_are_not_cut_at_newlines(self):
         tok = BPE(['\ufffd', '\n', 'a', 'a\n'], [[[2, 1], 3]])
-        with mock.patch.object(fast_bpe, 'PARALLEL_FROM', 0):
-            self.assertEqual(fast_bpe.encode(tok, 'a\n' * 50, jobs=2), [3] * 50)
+        with mock.patch.object(encoding, 'PARALLEL_FROM', 0):
+            self.assertEqual(fast.encode(tok, 'a\n' * 50, jobs=2), [3] * 50)
 
     def test_prepare_splits_documents_the_same_with_jobs(self):
         from lab import prepare
-        tok = fast_bpe.train(TEXT, 30)
+        tok = fast.train(TEXT, 30)
         docs, _ = prepare.documents(TEXT * 5)
-        with mock.patch.object(fast_bpe, 'PARALLEL_FROM', 0):
+        with mock.patch.object(encoding, 'PARALLEL_FROM', 0):
             self.assertEqual(prepare.encode_documents(tok, docs, jobs=2),
                              [tok.encode(doc) + [tok.chars['\n']] for doc in docs])
 

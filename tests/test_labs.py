@@ -10,7 +10,7 @@ from collections import Counter
 from pathlib import Path
 from unittest import mock
 
-from lab import (audit, byte_bpe, common, compression, fast_bpe, merge_order, normalize, prepare, pretokenize,
+from lab import (audit, byte_bpe, common, compression, fast, merge_order, normalize, prepare, pretokenize,
                  show, special, vocab_curve, word_bpe)
 from tests.project import MIXED, TAKES, TEXT, copy_project, run
 from tests.test_fuzz import fuzz_texts
@@ -32,7 +32,7 @@ class MergeOrderTest(unittest.TestCase):
         for text in [TEXT, MIXED, MIXED.rstrip('\n')]:
             tok = BPE.train(text, 60)
             for t in [tok, merge_order.shuffled(tok, 3)]:
-                lines = merge_order.by_line(fast_bpe.encode(t, text), t.chars['\n'])
+                lines = merge_order.by_line(fast.encode(t, text), t.chars['\n'])
                 self.assertEqual(lines, [t.encode(line) for line in text.splitlines(keepends=True)])
 
 
@@ -208,8 +208,8 @@ class CompressionTest(unittest.TestCase):
             self.assertEqual(compression.kind_of(line), kind, line)
 
     def test_a_tokenizer_trained_on_english_spends_more_tokens_on_korean(self):
-        tok = fast_bpe.train(compression.ENGLISH + compression.KOREAN.splitlines()[0] + '\n', 100)
-        encode = fast_bpe.encoder(tok)
+        tok = fast.train(compression.ENGLISH + compression.KOREAN.splitlines()[0] + '\n', 100)
+        encode = fast.encoder(tok)
         english = compression.measure('English', tok, encode, compression.ENGLISH.splitlines())
         korean = compression.measure('Korean', tok, encode, compression.KOREAN.splitlines())
         self.assertGreater(float(english[4]), 2 * float(korean[4]))  # characters per token
@@ -354,7 +354,7 @@ class AuditAndCompressionCountAlikeTest(unittest.TestCase):
     def test_both_count_the_same_lines_characters_and_unknowns(self):
         tok = BPE.train(TEXT, 12)
         report = audit.audit(tok, MIXED)
-        row = compression.measure('mixed', tok, fast_bpe.encoder(tok), common.lines_of(MIXED))
+        row = compression.measure('mixed', tok, fast.encoder(tok), common.lines_of(MIXED))
         unknown_share = f"{sum(report['unknown'].values()) / report['chars']:.1%}"
         self.assertEqual(row[1:4] + [row[6]], [str(report['lines']), f"{report['chars']:,}",
                                               f"{report['tokens']:,}", unknown_share])
@@ -394,7 +394,7 @@ class LimitsTest(unittest.TestCase):
         refused = OSError(11, 'Resource temporarily unavailable')
         with mock.patch('multiprocessing.Pool', side_effect=refused), \
                 self.assertRaisesRegex(ValueError, r'cannot start 2 processes .*use fewer --jobs'):
-            fast_bpe.encode(tok, TEXT * 400, jobs=2)
+            fast.encode(tok, TEXT * 400, jobs=2)
 
 
 class CompressionCommandTest(unittest.TestCase):

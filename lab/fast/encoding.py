@@ -1,0 +1,221 @@
+"""Encoding: the ids BPE.encode gives, for a line or for a book.
+
+Two ways, each right where the other is slow
+    - A long text is encoded just as BPE.encode does it, merge after merge, but in C:
+      tokens are characters again (letters.py) and a merge is str.replace, over the whole
+      text while the pair is common, then over only the lines that hold both of its
+      tokens, joined for one replace. Each distinct line is merged once.
+    - That costs some milliseconds a call, so a short text goes line by line: a merge can
+      only use tokens made before it, so merging the neighbouring pair learned first,
+      again and again (leftmost on a tie), gives the same ids. Each line keeps a heap of
+      (rank, node).
+A text of PARALLEL_FROM characters or more is cut into blocks of lines, encoded in one
+process per core.
+"""
+import multiprocessing
+import os
+from collections import defaultdict
+from heapq import heapify, heappop, heappush
+from itertools import chain, compress, repeat
+from operator import contains, not_
+
+from lab import common
+from lab.fast.letters import fresh_characters, spare
+from tokenizer import BPE
+
+# characters: below this, starting the processes costs more than it saves (Swann's Way, 5,000
+# merges, 2 cores: 100,000 characters 0.11 s in one process or two; 200,000: 0.25 s, 0.17 s)
+PARALLEL_FROM = 100_000
+# Replaying the merges costs some milliseconds a call, whatever the text: on Swann's Way and
+# the stdlib corpus it was faster than going line by line from 60,000 to 100,000 characters.
+REPLAY_FROM = 100_000
+# The whole text is merged at once while a pair occurs at least once in WHOLE_EVERY
+# characters; on Swann's Way, 500 and 1,000 were fastest of 20 to 8,000.
+WHOLE_EVERY = 500
+# A long text is replayed in blocks of lines: the sets of lines that hold each token grow
+# with the block. Measured, memory above the text and the tokenizer: Swann's Way 1.73 s
+# and 18 MB in blocks of 250,000 characters, 1.58 s and 31 MB in blocks of 500,000; the
+# stdlib corpus 13.4 s and 40 MB, 12.6 s and 50 MB, and 16.9 s and 450 MB in one block.
+# The smaller blocks keep encoding below the peak memory of training.
+BLOCK = 250_000
+
+
+def encode(tok, text, jobs=None):
+    """tok.encode(text), fast: the same ids. jobs: processes, one per core unless given (a text
+    under PARALLEL_FROM characters stays in this one). With jobs > 1, blocks of lines are encoded in
+    that many processes at once (multiprocessing): worth it for megabytes of text."""
+    jobs = os.cpu_count() or 1 if jobs is None else jobs
+    if jobs <= 1 or '\n' not in tok.chars or len(text) < PARALLEL_FROM or not made_as_train_makes(tok):
+        return encoder(tok)(text)
+    size = -(-len(text) // (jobs * 4))  # four blocks a process, so that none waits long for the last
+    try:
+        with multiprocessing.Pool(jobs, initializer=start_worker, initargs=(common.state_of(tok),)) as pool:
+            encoded = pool.map(encode_in_worker, line_blocks(text, size))
+    except OSError as e:  # no more processes allowed (ulimit -u), or no memory for them
+        raise ValueError(f'cannot start {jobs} processes to encode with ({e.strerror}): '
+                         'use fewer --jobs') from None
+    return list(chain.from_iterable(encoded))  # each block but the last ends in '\n', and holds its id
+
+
+def encoder(tok):
+    """A function that does tok.encode(text), fast: to encode many texts with one tokenizer."""
+    size = len(tok.vocab)
+    ranks, made = {}, []
+    for rank, ((a, b), new) in enumerate(tok.merges):
+        ranks.setdefault(a * size + b, rank)  # a repeated pair: the first merge takes it all
+        made.append(new)
+    # '\n' splits the text only when it is a known token: merges never use it then
+    newline = [tok.chars['\n']] if '\n' in tok.chars else []
+    done = {}  # line -> its ids: a repeated line is encoded once
+    replay = None  # built the first time it is needed
+    in_order = made_as_train_makes(tok)
+
+    def encode_text(text):
+        nonlocal replay
+        if len(text) >= REPLAY_FROM or not in_order:
+            if replay is None:
+                replay = replayer(tok)
+            return replay(text)
+        ids = []
+        for n, line in enumerate(text.split('\n') if newline else [text]):
+            if line not in done:
+                done[line] = encode_line([tok.chars.get(ch, 0) for ch in line], ranks, made, size)
+            if n:
+                ids += newline
+            ids += done[line]
+        return ids
+    return encode_text
+
+
+def made_as_train_makes(tok):
+    """True if each merge joins tokens that exist before it into a token never seen before,
+    and none joins '\\n', as in every tokenizer BPE.train makes. Then no merge can make a pair
+    of an earlier merge, and merging the pair learned first, again and again, is the same as
+    replaying the merges in order. A hand-made tokenizer may break this: it is replayed."""
+    known = set(tok.chars.values()) | {0}
+    known.discard(tok.chars.get('\n'))
+    for (a, b), new in tok.merges:
+        if a not in known or b not in known or new in known:
+            return False
+        known.add(new)
+    return True
+
+
+def start_worker(state):
+    """In each process of the pool: the encoder, built once."""
+    global worker_encode
+    worker_encode = encoder(BPE(**state))
+
+
+def encode_in_worker(block):
+    return worker_encode(block)
+
+
+worker_encode = None  # set in each process by start_worker
+
+
+# Line by line ------------------------------------------------------------------------
+
+def encode_line(ids, ranks, made, size):
+    """Merge the pair learned first, leftmost first, until no learned pair is left."""
+    nxt = list(range(1, len(ids) + 1))
+    nxt[-1:] = [-1]
+    prv = list(range(-1, len(ids) - 1))
+    heap = [(ranks[p], i) for i, p in enumerate(a * size + b for a, b in zip(ids, ids[1:]))
+            if p in ranks]
+    heapify(heap)
+    while heap:
+        rank, i = heappop(heap)
+        j = nxt[i]
+        if ids[i] < 0 or j < 0 or ranks.get(ids[i] * size + ids[j]) != rank:
+            continue  # this node has merged since the entry was pushed
+        new, k, h = made[rank], nxt[j], prv[i]
+        ids[i], ids[j], nxt[i] = new, -1, k
+        if k >= 0:
+            prv[k] = i
+            if new * size + ids[k] in ranks:
+                heappush(heap, (ranks[new * size + ids[k]], i))
+        if h >= 0 and ids[h] * size + new in ranks:
+            heappush(heap, (ranks[ids[h] * size + new], h))
+    return [t for t in ids if t >= 0]
+
+
+# Merge after merge, as BPE.encode ------------------------------------------------------
+
+def replayer(tok):
+    """A function that does tok.encode(text) for a long text just as BPE.encode does it: each
+    merge in turn over all of the text. Tokens are characters again, and a merge is
+    str.replace: over the whole text while the pair is common, then over only the lines
+    that hold both of its tokens."""
+    base = {i: ch for ch, i in tok.chars.items()}  # a base token is its own character
+    if spare(tok.chars) <= len(tok.vocab) - len(base):  # nearly every code point is a token:
+        return tok.encode  # no characters are left to write the others with; the lesson's way needs none
+    fresh = fresh_characters(tok.chars)
+    char_of = [base.get(i) or next(fresh) for i in range(len(tok.vocab))]
+    id_of = {ch: i for i, ch in enumerate(char_of)}
+    spacer = next(fresh)  # joins lines for one replace: no pair holds it, so none is merged across
+    merges = [(char_of[a] + char_of[b], char_of[new]) for (a, b), new in tok.merges]  # as characters
+    # BPE.train never merges '\n', so lines can be merged apart; a hand-made merge may
+    across_lines = any('\n' in pair for pair, _ in merges)
+
+    def encode_lines(lines):
+        distinct = list(dict.fromkeys(lines))  # a repeated line is merged once
+        whole, done = replay_on_whole(spacer.join(distinct), merges)
+        merged = dict(zip(distinct, replay_on_lines(whole.split(spacer), merges[done:], spacer)))
+        return list(map(id_of.__getitem__, '\n'.join(map(merged.__getitem__, lines))))
+
+    def replay(text):
+        unknown = set(text) - tok.chars.keys()
+        if unknown:  # id 0, as in BPE.encode (and an unknown '\n' is no line end)
+            text = text.translate(dict.fromkeys(map(ord, unknown), char_of[0]))
+        if across_lines:
+            return encode_lines([text])
+        ids = []
+        for block in line_blocks(text, BLOCK):
+            ids += encode_lines(block.split('\n'))
+        return ids
+    return replay
+
+
+def line_blocks(text, size):
+    """text cut into blocks of about size characters, each but the last ending in '\\n'."""
+    start = 0
+    while start < len(text):
+        end = text.find('\n', start + size) + 1 or len(text)
+        yield text[start:end]
+        start = end
+
+
+def replay_on_whole(text, merges):
+    """Replace each pair in text in turn, until one occurs less than once in WHOLE_EVERY
+    characters. Returns the text and how many merges were done."""
+    for done, (pair, new) in enumerate(merges, 1):
+        before = len(text)
+        text = text.replace(pair, new)  # each occurrence makes the text one character shorter
+        if (before - len(text)) * WHOLE_EVERY < before:
+            return text, done
+    return text, len(merges)
+
+
+def replay_on_lines(lines, merges, spacer):
+    """Replace each pair in turn in the lines that hold it: all such lines joined, one
+    str.replace, cut apart. Where to look: {token: the lines that hold it}."""
+    lines = dict(enumerate(lines))
+    holders = defaultdict(set)
+    for k, line in lines.items():
+        for token in set(line):
+            holders[token].add(k)
+    for pair, new in merges:
+        a, b = pair
+        if a not in holders or b not in holders:
+            continue
+        both = holders[a] & holders[b]
+        ks = list(compress(both, map(contains, map(lines.__getitem__, both), repeat(pair))))
+        if not ks:
+            continue
+        merged = spacer.join(map(lines.__getitem__, ks)).replace(pair, new).split(spacer)
+        lines.update(zip(ks, merged))
+        holders[new].update(ks)
+        for token in {a, b} - {new}:  # lines where every one of them was merged
+            holders[token].difference_update(compress(ks, map(not_, map(contains, merged, repeat(token)))))
+    return lines.values()

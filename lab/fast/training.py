@@ -1,0 +1,305 @@
+"""Training: the merges BPE.train learns, found without recounting the text for each one.
+
+What it does instead of the lesson's loop
+    1. One character for every token (letters.py). A pair is a two-character string, and
+       merging it in a stretch of text is new.join(text.split(pair)): str.split scans left
+       to right and never overlaps, which is exactly the lesson's merge(), done in C.
+    2. Distinct lines, with weights. '\\n' never merges, so lines never share a pair. Each
+       distinct line is kept once and counts as often as it occurs (its weight).
+    3. Units. The first merges are of pairs found all over the text: lines of one weight
+       are joined into large units (about LARGE characters), so a merge is a few big
+       splits. Once the best pair is rare, each line becomes a unit of its own, and a
+       merge rewrites only the lines that hold the pair: all of one weight joined, split
+       once, cut apart.
+    4. Counts, and where to look. Each pair has its weighted count and a list of units
+       that may hold it (all that do, perhaps a few more: a pair made by a merge is
+       listed in every unit that merge touched). A merge changes only the pairs beside
+       each occurrence: the last character of each piece before it and the first after
+       it, counted in C (Counter over map()).
+    5. A pair that occurs once can never win: counts never grow once a pair exists
+       (only pairs that hold the new token are new). Such pairs are not kept at all.
+    6. A priority queue (heapq) of (-count, a place no later than the pair's first
+       occurrence, pair). An entry may promise more than its pair now has; it is put
+       right when it reaches the top.
+All of this between two merges is one Trainer; train() is the lesson's loop around it.
+
+Why the results are identical
+    - Counts include overlapping occurrences ('aaa' holds (a, a) twice), as the lesson's.
+    - On a tie the first occurrence decides, as in the lesson. A place in the text is the
+      line (numbered in order of first appearance) and the characters of text before it
+      in the line: merges never move it, so a place once found stays a true lower bound
+      for the pair. Units of one weight hold their lines in order, so str.find in the
+      first unit that holds the pair finds its first occurrence in that weight. This is
+      worked out only when two pairs tie at the top of the queue.
+    - It stops when the best pair occurs fewer than 2 times, or no pair is left.
+"""
+from bisect import bisect_left
+from collections import Counter
+from heapq import heapify, heappop, heappush
+from itertools import chain, groupby
+from operator import add, itemgetter
+
+from lab import common
+from lab.fast.letters import fresh_characters, spare
+from tokenizer import BPE
+
+# Units start at about LARGE characters; each line becomes a unit of its own once the best
+# pair occurs less than once in LINES_EVERY characters. Listing the pairs of every line
+# anew costs seconds on a large text, so it is done once. Switching at once in 180 to once
+# in 12,000 characters was measured on the shared corpora and the stdlib one: once in
+# about 2,000 was the fastest or within 5 % of it on all three.
+LARGE, LINES_EVERY = 65536, 2000
+last_char = itemgetter(slice(-1, None))  # piece[-1:], done in C by map()
+first_char = itemgetter(slice(0, 1))
+
+
+def train(text, count, progress=None):
+    """BPE.train(text, count), fast. progress(done, count) is called after each merge."""
+    vocab = common.base_vocabulary(text)
+    used = set(vocab) | {'\n'}
+    if count and spare(used) <= count:  # a spacer and a character for each new token: too few left
+        raise ValueError(f'the text uses {len(vocab) - 1:,} distinct characters, leaving {spare(used):,} '
+                         'code points free; lab.fast_bpe writes each new token as a free one: ask for '
+                         f'at most {max(spare(used) - 1, 0):,} merges')
+    trainer = Trainer(text, used)
+    id_of = {ch: i for i, ch in enumerate(vocab)}
+    merges = []
+    while len(merges) < count:
+        pair = trainer.choose()
+        if pair is None:
+            break  # no pair is left that occurs twice
+        new = trainer.merge(pair)
+        a, b = pair
+        id_of[new] = len(vocab)
+        vocab.append(vocab[id_of[a]] + vocab[id_of[b]])
+        merges.append([[id_of[a], id_of[b]], id_of[new]])
+        if progress:
+            progress(len(merges), count)
+    return BPE(vocab, merges)
+
+
+def text_lines(text):
+    """(line number, line, weight) for each distinct line of two characters or more (a shorter
+    one holds no pair): numbered in order of first appearance, weighted by how often it occurs."""
+    return [(number, line, weight) for number, (line, weight) in enumerate(Counter(text.split('\n')).items())
+            if len(line) >= 2]
+
+
+def units_of(lines, size):
+    """Lines joined with '\\n' into units of about size characters (0: a line each), never
+    mixing weights. Returns the units, the line numbers in each, and for each unit the run
+    of units that share its weight: (first unit, unit after the last, weight). Units are
+    numbered by weight, then by line, so that one weight is one stretch of numbers."""
+    units, numbers, run_of = [], [], []
+    for weight, same in groupby(sorted(lines, key=itemgetter(2)), key=itemgetter(2)):
+        start, filled = len(units), 0
+        for number, line, _ in same:
+            if len(units) == start or filled > size:  # a new unit
+                units.append([])
+                numbers.append([])
+                filled = 0
+            units[-1].append(line)
+            numbers[-1].append(number)
+            filled += len(line) + 1
+        run_of += [(start, len(units), weight)] * (len(units) - start)
+    return ['\n'.join(unit) for unit in units], numbers, run_of
+
+
+def lines_now(units, numbers, run_of):
+    """The lines as the merges so far have made them: to cut the units anew."""
+    return sorted((number, line, run_of[k][2]) for k, unit in enumerate(units)
+                  for number, line in zip(numbers[k], unit.split('\n')))
+
+
+def weight_runs(ks, run_of):
+    """Cut a sorted list of unit numbers where the weight changes: (from, to, weight)."""
+    i = 0
+    while i < len(ks):
+        _, end, weight = run_of[ks[i]]
+        j = bisect_left(ks, end, i)
+        yield i, j, weight
+        i = j
+
+
+def count_pairs(units, run_of):
+    """{pair: weighted count} and {pair: the units that hold it}, for pairs that occur twice or more."""
+    counts, where = {}, {}
+    for k, unit in enumerate(units):
+        weight = run_of[k][2]
+        for pair, n in Counter(map(add, unit, unit[1:])).items():
+            if pair in counts:
+                counts[pair] += n * weight
+                where[pair].append(k)
+            else:
+                counts[pair], where[pair] = n * weight, [k]
+    for pair in [pair for pair, n in counts.items() if n < 2 or '\n' in pair]:  # '\n' never merges
+        del counts[pair], where[pair]
+    return counts, where
+
+
+def where_pairs_are(units, counts):
+    """{pair: the units that hold it}, for the pairs counted."""
+    where = {pair: [] for pair in counts}
+    for k, unit in enumerate(units):
+        for pair in set(map(add, unit, unit[1:])):
+            if pair in where:
+                where[pair].append(k)
+    return where
+
+
+def weighted_sum(counters):
+    """One Counter from [(Counter, weight), ...]: the counts times their weights, added up."""
+    if len(counters) == 1 and counters[0][1] == 1:
+        return counters[0][0]  # the usual case: every unit it touched has weight 1
+    total = Counter()
+    for counter, weight in counters:
+        for key, n in counter.items():
+            total[key] += n * weight
+    return total
+
+
+class Trainer:
+    """The text and its pairs between two merges: the units, each pair's count and the units
+    that may hold it, and the queue of pairs by count. choose() finds the lesson's next pair;
+    merge(pair) makes it one token everywhere and puts the counts right."""
+
+    def __init__(self, text, used):
+        self.fresh = fresh_characters(used)
+        self.spacer = next(self.fresh)  # joins the units of one weight for a merge: no pair holds it
+        self.width = dict.fromkeys(used, 1)  # characters of text in each token
+        lines = text_lines(text)
+        # a place in the text as one number, line * stride + characters before it in the line,
+        # for a heap that compares numbers rather than tuples
+        self.stride = 1 + max((len(line) for _, line, _ in lines), default=0)
+        self.units, self.numbers, self.run_of = units_of(lines, LARGE)
+        del lines  # the units hold them now: a few MB less at peak
+        self.first_line = [unit_lines[0] for unit_lines in self.numbers]
+        self.counts, self.where = count_pairs(self.units, self.run_of)  # where: may hold the pair
+        self.lines_from, self.large_units = len(text) // LINES_EVERY, True
+        self.heap = [(-n, self.first_place(self.where[pair]), pair) for pair, n in self.counts.items()]
+        heapify(self.heap)
+        # pair -> (-count, first occurrence) when it was last worked out: a pair never gains an
+        # occurrence, so while its count stays the same, so does its first occurrence
+        self.worked_out = {}
+
+    def first_place(self, ks):
+        """A place no later than anything in units ks: the start of the first line among them."""
+        return min(map(self.first_line.__getitem__, ks)) * self.stride
+
+    def choose(self):
+        """The most frequent pair; on a tie, the one whose first occurrence comes first. None
+        when no pair is left."""
+        heap = self.heap
+        while self.top():
+            n, bound, pair = heappop(heap)
+            rival = self.top()
+            if rival is None or rival[0] > n:
+                return pair  # no other pair has its count
+            if self.worked_out.get(pair) == (n, bound):
+                return pair  # bound is its first occurrence (below), and every other bound is no earlier
+            first = self.first_occurrence(pair)
+            self.worked_out[pair] = (n, first)
+            if first == bound or first < rival[1]:
+                return pair  # every other bound is no earlier, and no two pairs start at one place
+            heappush(heap, (n, first, pair))  # its bound was too early: back in its place
+        return None
+
+    def top(self):
+        """The first heap entry whose count is up to date, left on the heap; None if none is."""
+        heap, counts = self.heap, self.counts
+        while heap:
+            n, bound, pair = heap[0]
+            if counts.get(pair) == -n:
+                return heap[0]
+            heappop(heap)  # merged already, or its count fell: put it right
+            if pair in counts:
+                heappush(heap, (-counts[pair], bound, pair))
+        return None
+
+    def first_occurrence(self, pair):
+        """Where pair occurs first now: line number * stride + characters of the line before it."""
+        ks, units, first, gone = self.where[pair], self.units, None, 0
+        for i, j, _ in weight_runs(ks, self.run_of):  # units of one weight are in line order
+            m = next((m for m in range(i, j) if pair in units[ks[m]]), j)
+            if i == 0:
+                gone = m  # units before the first that holds it: gone from a unit, gone for good
+            if m < j:
+                unit = units[ks[m]]
+                at = unit.find(pair)
+                start = unit.rfind('\n', 0, at) + 1
+                key = (self.numbers[ks[m]][unit.count('\n', 0, start)] * self.stride
+                       + sum(map(self.width.__getitem__, unit[start:at])))
+                first = key if first is None else min(first, key)
+        if gone:
+            self.where[pair] = ks[gone:]
+        return first
+
+    def merge(self, pair):
+        """Make pair one new token everywhere and put the counts right. Returns its character."""
+        n_best = self.counts.pop(pair)
+        new, (a, b) = next(self.fresh), pair
+        self.width[new] = self.width[a] + self.width[b]
+        before, after, touching, holders = self.merge_everywhere(pair, new)
+        # x a b y became x new y: (x, a) and (b, y) lost, (x, new) and (new, y) made
+        self.forget((x + a, n) for x, n in before.items())
+        self.forget((b + y, n) for y, n in after.items())
+        made = {x + new: n for x, n in before.items() if n >= 2}  # a pair seen once can never win
+        made.update({new + y: n for y, n in after.items() if n >= 2})
+        if touching:  # a b a b became new new: (b, a) lost, (new, new) made
+            self.forget([(b + a, touching)])
+            if touching >= 2:
+                made[new + new] = touching
+        if made:
+            self.counts.update(made)
+            self.where.update(dict.fromkeys(made, holders))  # shared: lists are replaced, never changed
+            bound = self.first_place(holders)
+            for fresh_pair, n in made.items():
+                heappush(self.heap, (-n, bound, fresh_pair))
+        if self.large_units and n_best < self.lines_from:  # from here on pairs are rare
+            self.cut_into_lines()
+        return new
+
+    def merge_everywhere(self, pair, new):
+        """Merge pair into the character new in every unit that holds it. Returns the
+        weighted counts of the characters before and after the occurrences, how often one
+        occurrence directly follows another, and the units that now hold new."""
+        units, spacer = self.units, self.spacer
+        ks = [k for k in self.where.pop(pair) if pair in units[k]]
+        befores, afters, touching = [], [], 0
+        for i, j, weight in weight_runs(ks, self.run_of):
+            if self.large_units:  # a few large units: split each
+                split_up = [units[k].split(pair) for k in ks[i:j]]
+                for k, pieces in zip(ks[i:j], split_up):
+                    units[k] = new.join(pieces)
+            else:  # many short lines: one split for all of them, then cut them apart again
+                split_up = [spacer.join([units[k] for k in ks[i:j]]).split(pair)]
+                for k, unit in zip(ks[i:j], new.join(split_up[0]).split(spacer)):
+                    units[k] = unit
+            # '' before an occurrence: it directly follows another one, or it starts a unit
+            before = Counter(chain.from_iterable(map(last_char, pieces[:-1]) for pieces in split_up))
+            touching += (before.pop('', 0) - sum(pieces[0] == '' for pieces in split_up)) * weight
+            befores.append((before, weight))
+            afters.append((Counter(chain.from_iterable(map(first_char, pieces[1:]) for pieces in split_up)),
+                           weight))
+        before, after = weighted_sum(befores), weighted_sum(afters)
+        for edge in ('\n', spacer, ''):  # line ends, unit ends: no pair there
+            before.pop(edge, None)
+            after.pop(edge, None)
+        return before, after, touching, ks
+
+    def forget(self, lost):
+        """Take (pair, occurrences) off the counts; a pair left with fewer than 2 goes."""
+        counts, where = self.counts, self.where
+        for old, n in lost:
+            left = counts.get(old, 0) - n
+            if left >= 2:
+                counts[old] = left
+            elif old in counts:
+                del counts[old], where[old]
+
+    def cut_into_lines(self):
+        """A line to a unit from now on: a merge then rewrites only the lines that hold its pair."""
+        self.units, self.numbers, self.run_of = units_of(lines_now(self.units, self.numbers, self.run_of), 0)
+        self.first_line = [unit_lines[0] for unit_lines in self.numbers]
+        self.where = where_pairs_are(self.units, self.counts)
+        self.large_units = False
