@@ -395,6 +395,25 @@ def first_difference(a, b):
     return next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
 
 
+def known_ids(ids, size):
+    """ids as a list, each a whole number from 0 to size - 1; ValueError naming the first that
+    is not (Python would quietly read -1 as the last token)."""
+    ids = list(ids)
+    for i in ids:
+        if isinstance(i, bool) or not isinstance(i, int) or not 0 <= i < size:
+            raise ValueError(f'id {i!r} is not in this vocabulary of {size} ids')
+    return ids
+
+
+def hold_out(text, rate):
+    """(training part, held-out part): the last rate of the lines held out, at least one."""
+    lines = lines_of(text)
+    if len(lines) < 2:
+        raise ValueError('the text needs two lines at least: one to train on, one to hold out')
+    held = min(len(lines) - 1, max(1, round(len(lines) * rate)))
+    return ''.join(line + '\n' for line in lines[:-held]), ''.join(line + '\n' for line in lines[-held:])
+
+
 def lines_of(text):
     """The lines of a text without their newlines; a last newline ends a line, it does not start one."""
     lines = text.split('\n')

@@ -32,15 +32,6 @@ WIDTH, HEIGHT = 64, 17  # the plot's area, inside 80 columns with its axis label
 FLAT = 0.01  # a step that gains less than 1 % more characters per token is "flat"
 
 
-def split(text, rate):
-    """(training part, held-out part): the last rate of the lines held out, at least one."""
-    lines = common.lines_of(text)
-    if len(lines) < 2:
-        raise ValueError('the text needs two lines at least: one to train on, one to hold out')
-    held = min(len(lines) - 1, max(1, round(len(lines) * rate)))
-    return ''.join(line + '\n' for line in lines[:-held]), ''.join(line + '\n' for line in lines[-held:])
-
-
 def sizes(smallest, largest, count=POINTS):
     """About count vocabulary sizes from smallest to largest, evenly spaced on a log scale."""
     if largest <= smallest:
@@ -118,7 +109,7 @@ def main():
         parser.error('--holdout is a share between 0 and 1, e.g. 0.1')
     text = common.read_text(args.file)
     merges = max(100, len(text) // 100) if args.merges is None else args.merges
-    train_text, held_text = split(text, args.holdout)
+    train_text, held_text = common.hold_out(text, args.holdout)
     points = curve(train_text, held_text, merges)
     rule = (len(text) / 500, len(text) / 100)
     name = common.shown(args.file.name)

@@ -2,19 +2,17 @@
 import json
 import os
 import random
-import re
 import tempfile
 import unicodedata
 import unittest
-from collections import Counter
 from pathlib import Path
 from unittest import mock
 
-from lab import (audit, byte_bpe, common, compression, fast, merge_order, normalize, prepare, pretokenize,
-                 show, special, vocab_curve, word_bpe)
+from lab import (audit, byte_bpe, common, compression, fast, merge_order, normalize, prepare, show, special,
+                 vocab_curve)
+from lab.kinds import ByteBPE, SpecialBPE
 from tests.project import MIXED, TAKES, TEXT, copy_project, run
-from tests.test_fuzz import fuzz_texts
-from tokenizer import BPE, merge
+from tokenizer import BPE
 
 
 class MergeOrderTest(unittest.TestCase):
@@ -34,132 +32,6 @@ class MergeOrderTest(unittest.TestCase):
             for t in [tok, merge_order.shuffled(tok, 3)]:
                 lines = merge_order.by_line(fast.encode(t, text), t.chars['\n'])
                 self.assertEqual(lines, [t.encode(line) for line in text.splitlines(keepends=True)])
-
-
-class WordBpeTest(unittest.TestCase):
-    def test_round_trip_restores_every_space_exactly(self):
-        text = '  lead\tand  double  spaces \n\nend</w> of text </w>  '
-        vocab, merges = word_bpe.train(text * 3, 50)
-        self.assertEqual(word_bpe.decode(vocab, merges, word_bpe.encode(vocab, merges, text)), text)
-
-    def test_a_text_that_spells_the_marker_still_round_trips(self):
-        text = 'a</w> b</w> c</w> d</w>\n' * 20
-        vocab, merges = word_bpe.train(text, 40)
-        self.assertIn('</w>', [vocab[new] for _, new in merges])  # made from '<' '/' 'w' '>'
-        self.assertEqual(word_bpe.decode(vocab, merges, word_bpe.encode(vocab, merges, text)), text)
-
-    def test_merges_stay_inside_words(self):
-        vocab, merges = word_bpe.train(MIXED, 200)
-        for _, new in merges:
-            piece = vocab[new]
-            self.assertFalse(any(ch.isspace() for ch in piece), piece)
-            inside = piece[:-len(word_bpe.END)] if piece.endswith(word_bpe.END) else piece
-            self.assertNotIn(word_bpe.END, inside)  # the marker only ever ends a piece
-
-    def test_ties_go_to_the_pair_that_sorts_first(self):
-        # 'y z' and 'a b' both occur twice and 'y z' comes first, but ('a', 'b') sorts first
-        vocab, merges = word_bpe.train('yz ab yz ab', 1)
-        self.assertEqual(vocab[merges[0][1]], 'ab')
-
-    def test_two_runs_learn_the_same_merges(self):
-        self.assertEqual(word_bpe.train(MIXED, 80), word_bpe.train(MIXED, 80))
-
-    def test_counts_kept_up_to_date_learn_what_counting_again_every_merge_learns(self):
-        rng = random.Random(6)
-        for text in list(fuzz_texts(60, seed=6)) + [MIXED, TEXT, 'aaaa aaaa', 'ab ab ab ba ba ba']:
-            count = rng.choice([1, 5, 30, 200])
-            with self.subTest(text=text[:30], count=count):
-                self.assertEqual(word_bpe.train(text, count), recounted(text, count))
-
-    def test_merging_each_words_first_learned_pair_is_replaying_the_merges_in_order(self):
-        for text in list(fuzz_texts(30, seed=7)) + [MIXED]:
-            vocab, merges = word_bpe.train(text, 60)
-            for other in [text, MIXED + '\ufffd</w>']:
-                with self.subTest(text=text[:30]):
-                    self.assertEqual(word_bpe.encode(vocab, merges, other), replayed(vocab, merges, other))
-
-
-def recounted(text, count):
-    """Word-level training as its rule says it, every pair counted again for every merge."""
-    vocab = [common.UNKNOWN, word_bpe.END] + sorted(set(text) - {common.UNKNOWN})
-    freq = Counter(tuple(vocab.index(s) for s in word) for word in word_bpe.words(text))
-    merges = []
-    for _ in range(count):
-        pairs = Counter()
-        for word, n in freq.items():
-            for pair in zip(word, word[1:]):
-                pairs[pair] += n
-        best = max(pairs.values(), default=0)
-        if best < 2:
-            break
-        pair = min((p for p, n in pairs.items() if n == best), key=lambda p: (vocab[p[0]], vocab[p[1]]))
-        vocab.append(vocab[pair[0]] + vocab[pair[1]])
-        merges.append([list(pair), len(vocab) - 1])
-        freq = Counter({tuple(merge(list(word), pair, len(vocab) - 1)): n for word, n in freq.items()})
-    return vocab, merges
-
-
-def replayed(vocab, merges, text):
-    """Word-level encoding as its rule says it: every merge in turn over each word's symbols."""
-    index = {piece: i for i, piece in enumerate(vocab[:len(vocab) - len(merges)])}
-    ids = []
-    for word in word_bpe.words(text):
-        symbols = [index.get(s, 0) for s in word]
-        for pair, new_id in merges:
-            symbols = merge(symbols, pair, new_id)
-        ids += symbols
-    return ids
-
-    def test_stops_when_no_pair_occurs_twice(self):
-        self.assertEqual(word_bpe.train('abc def', 10)[1], [])
-
-
-class ByteBpeTest(unittest.TestCase):
-    def test_id_contract(self):
-        merges = byte_bpe.train(TEXT, 300)
-        self.assertEqual(byte_bpe.encode(merges, 'Q'), [4 + ord('Q')])  # no merge makes 'Q' alone
-        self.assertEqual([new for _, new in merges], list(range(260, 260 + len(merges))))
-        self.assertEqual(byte_bpe.encode([], 'a\xff'), [4 + 97, 4 + 0xc3, 4 + 0xbf])
-
-    def test_any_text_round_trips_with_no_unknown(self):
-        merges = byte_bpe.train(TEXT, 300)
-        for text in ['안녕', '😀', 'Cat', '\x00\n', MIXED]:
-            ids = byte_bpe.encode(merges, text)
-            self.assertNotIn(1, ids)
-            self.assertEqual(byte_bpe.decode(merges, ids), text)
-
-    def test_korean_and_emoji_cost_one_token_a_byte_without_merges_for_them(self):
-        merges = byte_bpe.train(TEXT, 300)
-        self.assertEqual(len(byte_bpe.encode(merges, '안녕')), 6)
-        self.assertEqual(len(byte_bpe.encode(merges, '😀')), 4)
-
-    def test_merges_stop_at_the_vocab_size_or_below_two(self):
-        self.assertEqual(len(byte_bpe.train(MIXED, 270)), 10)
-        self.assertLess(len(byte_bpe.train('abcabc', 1000)), 5)
-
-    def test_decode_skips_special_ids_or_names_them(self):
-        ids = [2] + byte_bpe.encode([], 'hi') + [3]
-        self.assertEqual(byte_bpe.decode([], ids), 'hi')
-        self.assertEqual(byte_bpe.decode([], ids, skip_special=False), '<bos>hi<eos>')
-
-    def test_decode_reads_utf8_once_so_a_character_may_span_tokens(self):
-        ids = byte_bpe.encode([], '안')
-        self.assertEqual(byte_bpe.decode([], ids), '안')
-        self.assertEqual(byte_bpe.decode([], ids[:2]), '\ufffd')  # a cut-off character is replaced
-
-    def test_decode_refuses_an_id_outside_the_vocabulary(self):
-        with self.assertRaisesRegex(ValueError, 'id 260 is not in this vocabulary of 260 ids'):
-            byte_bpe.decode([], [260])
-
-    def test_save_and_load(self):
-        root = copy_project(self)
-        merges = byte_bpe.train(MIXED, 320)
-        path = root / 'byte.json'
-        path.write_text(byte_bpe.to_json(merges), encoding='utf-8')
-        self.assertEqual(byte_bpe.from_json(path), merges)
-        path.write_text(json.dumps({'special': byte_bpe.SPECIAL, 'merges': [[[4, 5], 261]]}))
-        with self.assertRaisesRegex(ValueError, 'not a byte tokenizer'):
-            byte_bpe.from_json(path)
 
 
 class NormalizeTest(unittest.TestCase):
@@ -454,83 +326,36 @@ class SpeedFilesTest(unittest.TestCase):
         self.assertIn('loop', done.stderr)
 
 
-class PretokenizeTest(unittest.TestCase):
-    LINES = re.compile(r'[^\n]+|\n')  # a piece per line: then the lesson's BPE learns the same
-
-    def test_with_a_piece_per_line_it_learns_what_the_lesson_learns(self):
-        rng = random.Random(13)
-        for text in list(fuzz_texts(60, seed=13)) + [TEXT, MIXED]:
-            count = rng.choice([1, 5, 30])
-            learned = pretokenize.train(text, count, self.LINES)
-            self.assertEqual(learned.state(), BPE.train(text, count).state())
-
-    def test_no_token_crosses_a_piece_and_the_text_comes_back(self):
-        for name, pattern in pretokenize.PATTERNS.items():
-            tok = pretokenize.train(MIXED, 200, pattern)
-            encode = pretokenize.encoder(tok, pattern)
-            for text in [MIXED, TEXT, '한국어 토크나이저는 12345 https://example.com/a?b=1 x_y+=2;']:
-                with self.subTest(name, text=text[:20]):
-                    ids = encode(text)
-                    self.assertEqual(tok.decode(ids), text)
-                    ends, at = set(), 0
-                    for i in ids:
-                        at += len(tok.vocab[i])
-                        ends.add(at)
-                    piece_ends, at = set(), 0
-                    for piece in pretokenize.pieces(text, pattern):
-                        at += len(piece)
-                        piece_ends.add(at)
-                    self.assertLessEqual(piece_ends, ends)  # every piece ends where a token ends
-
-    def test_hangul_counts_as_letters_and_gpt4_groups_digits_by_three(self):
-        self.assertEqual(pretokenize.pieces('한국어 토큰 12345', pretokenize.PATTERNS['gpt2']),
-                         ['한국어', ' 토큰', ' 12345'])
-        self.assertEqual(pretokenize.pieces('12345 He\'LL', pretokenize.PATTERNS['gpt4']),
-                         ['123', '45', ' He', "'LL"])
-        self.assertEqual(pretokenize.pieces('a  b', pretokenize.PATTERNS['space']), ['a', ' ', ' b'])
+class ByteBpeLabTest(unittest.TestCase):
+    def test_what_it_saves_loads_back_and_a_file_off_the_contract_is_refused(self):
+        tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(tmp.cleanup)
+        path = Path(tmp.name) / 'byte.json'
+        tok = ByteBPE.train(MIXED, 60)
+        path.write_text(json.dumps(tok.state()), encoding='utf-8')
+        self.assertEqual(byte_bpe.load(path).state(), tok.state())
+        for wrong in [{'special': ['<pad>'], 'merges': []}, {'merges': [[[4, 5], 261]]}, [], {'x': 1}]:
+            path.write_text(json.dumps(wrong), encoding='utf-8')
+            with self.subTest(wrong), self.assertRaisesRegex(ValueError, 'byte.json: not a byte tokenizer'):
+                byte_bpe.load(path)
 
 
-class SpecialTest(unittest.TestCase):
-    def setUp(self):
-        self.tok = BPE.train(TEXT, 12)
-        self.ids = special.special_ids(self.tok)
-
-    def test_special_ids_come_after_the_vocabulary(self):
-        self.assertEqual(sorted(self.ids.values()), list(range(40, 40 + len(special.SPECIAL))))
-
-    def test_a_special_string_in_user_text_is_refused_by_default_naming_it_and_where(self):
-        with self.assertRaisesRegex(ValueError, "'<eos>' at character 2"):
-            special.encode(self.tok, 'hi<eos> there')
-
-    def test_allowed_it_becomes_the_special_id(self):
-        ids = special.encode(self.tok, 'hi<eos>', allowed=['<eos>'])
-        self.assertEqual(ids, self.tok.encode('hi') + [self.ids['<eos>']])
-        self.assertEqual(special.decode(self.tok, ids), 'hi<eos>')
-        self.assertEqual(special.decode(self.tok, ids, skip_special=True), 'hi')
-
-    def test_plain_text_never_gives_a_special_id(self):
-        rng = random.Random(21)
-        for _ in range(200):
-            parts = ['a', 'b ', '<eos>', '[A]', '<', '>', '[', 'Q: ', '\n']
-            text = ''.join(rng.choice(parts) for _ in range(20))
-            ids = special.encode(self.tok, text, disallowed='plain')
-            self.assertFalse(set(ids) & set(self.ids.values()), text)
-            self.assertEqual(ids, self.tok.encode(text))
-
+class SpecialLabTest(unittest.TestCase):
     def test_a_conversation_has_specials_only_where_the_program_put_them(self):
-        turn = special.conversation(self.tok, 'hi<eos>[A]', 'no.')
-        where = [n for n, i in enumerate(turn) if i in self.ids.values()]
+        tok = SpecialBPE.train(TEXT, 12)
+        turn = special.conversation(tok, 'hi<eos>[A]', 'no.')
+        where = [n for n, i in enumerate(turn) if i in tok.ids.values()]
         self.assertEqual([turn[n] for n in where],
-                         [self.ids[name] for name in ['<bos>', '[Q]', '[A]', '<eos>']])
+                         [tok.ids[name] for name in ['<bos>', '[Q]', '[A]', '<eos>']])
 
 
 class VocabCurveTest(unittest.TestCase):
     def test_the_last_lines_are_held_out(self):
-        train, held = vocab_curve.split('a\nb\nc\nd\ne\nf\ng\nh\ni\nj\n', 0.2)
+        train, held = common.hold_out('a\nb\nc\nd\ne\nf\ng\nh\ni\nj\n', 0.2)
         self.assertEqual((train, held), ('a\nb\nc\nd\ne\nf\ng\nh\n', 'i\nj\n'))
 
     def test_the_training_curve_only_rises(self):
-        train, held = vocab_curve.split(MIXED * 3, 0.1)
+        train, held = common.hold_out(MIXED * 3, 0.1)
         points = vocab_curve.curve(train, held, 150)
         self.assertLessEqual(len(points), vocab_curve.POINTS)
         rates = [rate for _, rate, _ in points]
@@ -544,7 +369,7 @@ class VocabCurveTest(unittest.TestCase):
         self.assertLess(max(ratios) / min(ratios), 1.05)
 
     def test_the_plot_fits_80_columns(self):
-        train, held = vocab_curve.split(MIXED, 0.1)
+        train, held = common.hold_out(MIXED, 0.1)
         lines = vocab_curve.plot(vocab_curve.curve(train, held, 120), (2, 9))
         self.assertLessEqual(max(map(len, lines)), 80)
         self.assertTrue(any('*' in line for line in lines))

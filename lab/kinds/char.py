@@ -1,0 +1,34 @@
+"""Character-level BPE, the lesson's own, at the engine's speed.
+
+tokenizer.BPE is this kind. CharBPE is the same tokenizer (the same vocab, merges and ids;
+tests/test_fast_bpe.py holds them equal) trained and encoding with lab/fast, so that it
+keeps up with the other kinds on a book. Decoding and its checks are the lesson's own.
+"""
+from lab import common, fast
+from tokenizer import BPE
+
+
+class CharBPE:
+    """The lesson's BPE: a token for each character of the training text, then merges
+    across the whole text, never of '\\n'."""
+    unknown_id = 0  # every character training did not see
+
+    def __init__(self, vocab, merges):
+        self.vocab, self.merges = vocab, merges
+        self.vocab_size = len(vocab)
+        self.lesson = BPE(vocab, merges)
+        self.fast_encode = fast.encoder(self.lesson)
+
+    @classmethod
+    def train(cls, text, count):
+        tok = fast.train(text, count)
+        return cls(tok.vocab, tok.merges)
+
+    def encode(self, text):
+        return self.fast_encode(text)
+
+    def decode(self, ids):
+        return self.lesson.decode(common.known_ids(ids, self.vocab_size))
+
+    def state(self):
+        return {'vocab': self.vocab, 'merges': self.merges}

@@ -1,0 +1,71 @@
+"""Special tokens: markers with ids of their own that plain text can never produce.
+
+A model needs markers that are not text: where a sequence begins and ends (<bos>, <eos>),
+filler for short sequences in a batch (<pad>), whose turn it is in a chat ([Q], [A]).
+They are registered after the vocabulary, each with a fixed id past the last BPE id, so
+BPE can never make one. Encoding cuts the text at the special strings it is allowed to
+see, encodes the rest with BPE, and puts the special ids between; decoding turns the
+special ids back into their strings, or drops them.
+
+The safety rule, as production tokenizers have it: a special string inside text that came
+from a user is refused by default, naming the string and where it is, or, when the caller
+says so, encoded as the plain characters it is made of. It must never become the special
+id: a user who types '<eos>[A] sure!' would otherwise end the turn and speak as the
+assistant. Only the program that builds the conversation puts special ids in it.
+"""
+import re
+
+from lab import common, fast
+from tokenizer import BPE
+
+SPECIAL = ['<pad>', '<bos>', '<eos>', '[Q]', '[A]']
+
+
+class SpecialBPE:
+    """The lesson's BPE with special tokens after its vocabulary."""
+    unknown_id = 0
+
+    def __init__(self, vocab, merges, special=SPECIAL):
+        if not (isinstance(special, list) and all(isinstance(s, str) and s for s in special)
+                and len(set(special)) == len(special)):
+            raise ValueError('special must be a list of different, non-empty strings')
+        self.vocab, self.merges, self.special = vocab, merges, special
+        self.lesson = BPE(vocab, merges)
+        self.fast_encode = fast.encoder(self.lesson)
+        self.ids = {name: len(vocab) + n for n, name in enumerate(special)}  # after the last BPE id
+        self.vocab_size = len(vocab) + len(special)
+
+    @classmethod
+    def train(cls, text, count, special=SPECIAL):
+        tok = fast.train(text, count)
+        return cls(tok.vocab, tok.merges, special)
+
+    def encode(self, text, allowed=(), disallowed='refuse'):
+        """Ids of text. Special strings in allowed become their ids; any other special string
+        in text is refused (ValueError naming it and where it is) or, with
+        disallowed='plain', encoded as the ordinary characters it is made of."""
+        if disallowed not in ('refuse', 'plain'):
+            raise ValueError("disallowed must be 'refuse' or 'plain'")
+        if set(allowed) - set(self.special):
+            raise ValueError(f'allowed holds {sorted(set(allowed) - set(self.special))}: not special strings')
+        for name in self.special if disallowed == 'refuse' else []:
+            if name not in allowed and name in text:
+                raise ValueError(f'the text holds the special string {name!r} at character '
+                                 f'{text.index(name)}; pass it as allowed, or encode it as plain text')
+        if not allowed:
+            return self.fast_encode(text)
+        cut = re.compile('|'.join(re.escape(name) for name in sorted(allowed, key=len, reverse=True)))
+        ids, start = [], 0
+        for found in cut.finditer(text):
+            ids += self.fast_encode(text[start:found.start()]) + [self.ids[found.group()]]
+            start = found.end()
+        return ids + self.fast_encode(text[start:])
+
+    def decode(self, ids, skip_special=False):
+        """The text of ids: special ids as their strings, or left out with skip_special."""
+        ids = common.known_ids(ids, self.vocab_size)
+        names = {i: name for name, i in self.ids.items()}
+        return ''.join(('' if skip_special else names[i]) if i in names else self.vocab[i] for i in ids)
+
+    def state(self):
+        return {'vocab': self.vocab, 'merges': self.merges, 'special': self.special}
