@@ -354,6 +354,14 @@ def width(text):
                for ch in text)
 
 
+def clip(text, columns=80):
+    """text cut to at most columns display columns (see width), ending in '...' if cut."""
+    if width(text) <= columns:
+        return text
+    cut = next(n for n in range(len(text), -1, -1) if width(text[:n]) <= columns - 3)
+    return text[:cut] + '...'
+
+
 def fill(text, first='', rest='', columns=80):
     """text wrapped at spaces into lines of at most columns display columns (see width),
     the first starting with first, the others with rest; a word too long for a line is cut."""

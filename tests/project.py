@@ -20,7 +20,7 @@ LABS = sorted(path.stem for path in (ROOT / 'lab').glob('*.py') if path.stem not
 # The labs that take each of the toolkit's shared arguments (tests/test_toolkit.py holds each
 # lab's --help to this, and README.md lists the same).
 TAKES = {
-    'FILE': ['audit', 'byte_bpe', 'compression', 'fast_bpe', 'merge_order', 'normalize', 'prepare',
+    'FILE': ['audit', 'byte_bpe', 'compare', 'compression', 'fast_bpe', 'merge_order', 'normalize', 'prepare',
              'pretokenize', 'speed', 'token_count', 'vocab_curve', 'word_bpe'],
     '--tokenizer': ['audit', 'check', 'compression', 'export_hf', 'merge_order', 'prepare', 'show',
                     'special', 'unknown'],

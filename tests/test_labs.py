@@ -8,9 +8,9 @@ import unittest
 from pathlib import Path
 from unittest import mock
 
-from lab import (audit, byte_bpe, common, compression, fast, merge_order, normalize, prepare, show, special,
-                 vocab_curve)
-from lab.kinds import ByteBPE, SpecialBPE
+from lab import (audit, byte_bpe, common, compare, compression, fast, merge_order, normalize, prepare, show,
+                 special, vocab_curve)
+from lab.kinds import KINDS, ByteBPE, SpecialBPE
 from tests.project import MIXED, TAKES, TEXT, copy_project, run
 from tokenizer import BPE
 
@@ -347,6 +347,38 @@ class SpecialLabTest(unittest.TestCase):
         where = [n for n, i in enumerate(turn) if i in tok.ids.values()]
         self.assertEqual([turn[n] for n in where],
                          [tok.ids[name] for name in ['<bos>', '[Q]', '[A]', '<eos>']])
+
+
+class CompareTest(unittest.TestCase):
+    def test_every_kind_is_trained_and_measured_on_the_same_text(self):
+        train_text, measured, figures = compare.compare(MIXED, 80)
+        self.assertEqual((train_text, measured), (MIXED, MIXED))
+        self.assertEqual(list(figures), list(KINDS))
+        for name, figure in figures.items():
+            tok = KINDS[name].train(MIXED, 80)
+            with self.subTest(name):
+                self.assertEqual(figure['tokens'], len(tok.encode(MIXED)))
+                self.assertEqual(figure['vocab'], tok.vocab_size)
+                self.assertTrue(figure['round_trip'])
+
+    def test_held_out_lines_are_not_trained_on_and_only_bytes_are_never_unknown(self):
+        unseen = 'Zebra 안녕\n'
+        train_text, measured, figures = compare.compare(TEXT + unseen, 30, holdout=0.01)
+        self.assertEqual((train_text, measured), (TEXT, unseen))
+        for name, figure in figures.items():
+            with self.subTest(name):
+                self.assertEqual(figure['round_trip'], name == 'byte')
+                self.assertEqual(figure['unknown'] is None, name == 'byte')
+                self.assertTrue(figure['unknown'] is None or figure['unknown'] > 0)
+
+    def test_the_command_shows_a_row_and_a_cut_line_a_kind_within_80_columns(self):
+        done = run(copy_project(self), '-m', 'lab.compare', 'data/mixed.txt', '--merges', '60', '--holdout')
+        self.assertEqual(done.returncode, 0, done.stderr)
+        lines = done.stdout.splitlines()
+        for name in KINDS:
+            self.assertEqual(sum(line.split()[:1] == [name] for line in lines), 2, (name, done.stdout))
+        self.assertLessEqual(max(map(common.width, lines)), 80)
+        self.assertIn('held out', done.stdout)
 
 
 class VocabCurveTest(unittest.TestCase):

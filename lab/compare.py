@@ -1,0 +1,94 @@
+"""The tokenizer kinds side by side on a text: what each costs and what it loses.
+
+    python3 -m lab.compare [FILE] [--merges N] [--holdout [RATE]]
+
+Each kind in lab/kinds (the lesson's character-level BPE, word-level, pre-tokenized
+pieces, byte-level, and the lesson's BPE with special tokens) learns the same number of
+merges on FILE, and is measured on it: its vocabulary, the tokens the text takes,
+characters per token, the share of tokens that stand for a character it never saw, whether
+decoding gives the text back, and the seconds training took. Then one line, cut into
+tokens by each kind. Measured on the text it trained on, every kind looks its best:
+--holdout trains on the first lines only and measures on the last RATE of them (0.1 if
+RATE is left out), as a model meets text it was not trained on.
+
+Try next: text in two languages, held out:
+    python3 -m lab.compare data/mixed.txt --merges 200 --holdout
+"""
+import sys
+import time
+
+if not __package__:  # run as python3 lab/compare.py: then tokenizer cannot be imported
+    sys.exit('run this lab from the project folder as: python3 -m lab.compare')
+
+from lab import common
+from lab.kinds import KINDS
+
+HOLDOUT = 0.1  # --holdout without RATE: the last tenth of the lines, as lab.vocab_curve holds out
+
+
+def measure(Kind, train_text, text, count):
+    """What one kind costs on text after learning count merges on train_text: a dict."""
+    started = time.perf_counter()
+    tok = Kind.train(train_text, count)
+    seconds = time.perf_counter() - started
+    ids = tok.encode(text)
+    unknown = None if tok.unknown_id is None else ids.count(tok.unknown_id) / max(len(ids), 1)
+    line = next((line for line in common.lines_of(text) if line.strip()), text)
+    return {'merges': len(tok.state()['merges']), 'vocab': tok.vocab_size, 'tokens': len(ids),
+            'per_token': len(text) / max(len(ids), 1), 'unknown': unknown,
+            'round_trip': tok.decode(ids) == text, 'seconds': seconds,
+            'line': [tok.decode([i]) for i in tok.encode(line[:80])]}
+
+
+def compare(text, count, holdout=None):
+    """(training part, measured part, {kind: figures}): every kind trained on the first part
+    and measured on the second; on the whole text for both unless holdout is a share."""
+    train_text, measured = common.hold_out(text, holdout) if holdout else (text, text)
+    figures = {}
+    for n, (name, Kind) in enumerate(KINDS.items(), 1):
+        common.status(f'training {name} ({n} of {len(KINDS)}) on {len(train_text):,} characters ...')
+        figures[name] = measure(Kind, train_text, measured, count)
+    common.status()
+    return train_text, measured, figures
+
+
+def figure_rows(figures):
+    """The table: a row a kind."""
+    rows = [['kind', 'merges', 'vocab', 'tokens', 'chars/token', 'unknown', 'round trip', 'train s']]
+    for name, f in figures.items():
+        rows.append([name, f'{f["merges"]:,}', f'{f["vocab"]:,}', f'{f["tokens"]:,}', f'{f["per_token"]:.2f}',
+                     'never' if f['unknown'] is None else f'{f["unknown"]:.1%}',
+                     'OK' if f['round_trip'] else 'no', f'{f["seconds"]:.2f}'])
+    return rows
+
+
+def main():
+    parser = common.parser(__doc__)
+    common.add_file(parser, 'the text to compare the kinds on')
+    parser.add_argument('--merges', type=common.whole_number, default=100, metavar='N',
+                        help='merges each kind learns (default: %(default)s)')
+    parser.add_argument('--holdout', type=float, nargs='?', const=HOLDOUT, metavar='RATE',
+                        help=f'measure on the last RATE of the lines, held out of training (default: '
+                             f'measure on the training text; RATE left out: {HOLDOUT})')
+    args = parser.parse_args()
+    if args.holdout is not None and not 0 < args.holdout < 1:
+        parser.error('--holdout is a share between 0 and 1, e.g. 0.1')
+    text = common.read_text(args.file)
+    train_text, measured, figures = compare(text, args.merges, args.holdout)
+    name = common.shown(args.file.name)
+    if args.holdout:
+        where = (f'trained on {len(train_text):,} characters, measured on the {len(measured):,} held out '
+                 f'(the last {args.holdout:.0%} of the lines)')
+    else:
+        where = f'trained and measured on all {len(text):,} characters (--holdout to hold some out)'
+    print(common.fill(f'{args.merges:,} merges asked of each kind on {name}; {where}') + '\n')
+    print(common.table(figure_rows(figures), right={1, 2, 3, 4, 5, 7}))
+    print('\n' + common.fill("unknown: tokens for a character the kind never saw; each comes back as "
+                             "'\\ufffd', and the round trip fails") + '\n')
+    print('one line, token by token:')
+    for kind, f in figures.items():
+        print(common.clip(f'  {kind:<8} |' + '|'.join(common.shown(piece) for piece in f['line']) + '|'))
+
+
+if __name__ == '__main__':
+    common.run(main)
