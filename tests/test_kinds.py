@@ -207,6 +207,16 @@ class PieceTest(unittest.TestCase):
             learned, lesson = PieceBPE.train(text, count, 'line'), BPE.train(text, count)
             self.assertEqual((learned.vocab, learned.merges), (lesson.vocab, lesson.merges))
 
+    def test_kept_counts_and_bounds_learn_what_counting_every_piece_again_learns(self):
+        rng = random.Random(14)
+        for text in list(fuzz_texts(40, seed=14)) + [MIXED, TEXT, 'aaaa aaaa', 'ab ab ab ba ba ba']:
+            for pattern in ['gpt2', 'gpt4', 'space']:
+                count = rng.choice([1, 5, 30, 200])
+                with self.subTest(text=text[:30], pattern=pattern, count=count):
+                    learned = PieceBPE.train(text, count, pattern)
+                    want = recounted_in_pieces(text, count, pattern)
+                    self.assertEqual([learned.vocab, learned.merges], want)
+
     def test_hangul_counts_as_letters_and_gpt4_groups_digits_by_three(self):
         def cut(text, pattern):
             return PieceBPE.train('', 0, pattern).pieces(text)
@@ -217,6 +227,29 @@ class PieceTest(unittest.TestCase):
     def test_a_pattern_it_does_not_have_is_refused(self):
         with self.assertRaisesRegex(ValueError, "no pattern 'gpt5'"):
             PieceBPE(['\ufffd'], [], 'gpt5')
+
+
+def recounted_in_pieces(text, count, pattern):
+    """Pre-tokenized training as its rule says it: every pair of every piece counted again for
+    every merge, '\\n' never merged, ties to the pair that occurs first in the text."""
+    vocab = [UNKNOWN] + sorted(set(text) - {UNKNOWN})
+    pieces = [[vocab.index(ch) for ch in piece] for piece in PATTERNS[pattern].findall(text)]
+    merges = []
+    for _ in range(count):
+        pairs, first = Counter(), {}
+        for k, ids in enumerate(pieces):
+            for i, pair in enumerate(zip(ids, ids[1:])):
+                if '\n' not in vocab[pair[0]] + vocab[pair[1]]:
+                    pairs[pair] += 1
+                    first.setdefault(pair, (k, i))
+        best = max(pairs.values(), default=0)
+        if best < 2:
+            break
+        pair = min((p for p, n in pairs.items() if n == best), key=first.get)
+        vocab.append(vocab[pair[0]] + vocab[pair[1]])
+        merges.append([list(pair), len(vocab) - 1])
+        pieces = [merge(ids, pair, len(vocab) - 1) for ids in pieces]
+    return [vocab, merges]
 
 
 class ByteTest(unittest.TestCase):

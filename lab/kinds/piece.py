@@ -22,6 +22,7 @@ it occurs: a book has millions of words but only thousands of distinct ones.
 """
 import re
 from collections import Counter
+from heapq import heapify, heappop, heappush, heapreplace
 
 from lab import common, fast
 from tokenizer import BPE, merge
@@ -57,23 +58,26 @@ class PieceBPE:
         distinct = Counter(PATTERNS[pattern].findall(text))  # in order of first appearance
         words = [[index[ch] for ch in piece] for piece in distinct]
         weight = list(distinct.values())
-        counts, where = {}, {}  # pair -> weighted count, pair -> the words that hold it
+        counts, where, bound = {}, {}, {}  # pair -> weighted count, the words that hold it, a bound
         for w, ids in enumerate(words):
-            add_pairs(vocab, ids, weight[w], w, counts, where)
+            add_pairs(vocab, ids, weight[w], w, counts, where, bound)
+        heap = [(-n, bound[pair], pair) for pair, n in counts.items()]
+        heapify(heap)
         merges = []
-        for _ in range(count):
-            best = max(counts.values(), default=0)
-            if best < 2:
+        while len(merges) < count:
+            pair = best_pair(heap, counts, bound, words, where, vocab)
+            if pair is None:
                 break  # no pair is left that occurs twice
-            tied = [pair for pair, n in counts.items() if n == best]
-            pair = min(tied, key=lambda p: first_occurrence(p, words, where))
             new_id = len(vocab)
             vocab.append(vocab[pair[0]] + vocab[pair[1]])
             merges.append([list(pair), new_id])
+            changed = set()
             for w in sorted(where[pair]):  # only the words that hold the pair change
-                add_pairs(vocab, words[w], -weight[w], w, counts, where)
+                changed |= add_pairs(vocab, words[w], -weight[w], w, counts, where, bound)
                 words[w] = merge(words[w], pair, new_id)
-                add_pairs(vocab, words[w], weight[w], w, counts, where)
+                changed |= add_pairs(vocab, words[w], weight[w], w, counts, where, bound)
+            for other in changed & counts.keys():
+                heappush(heap, (-counts[other], bound[other], other))
         return cls(vocab, merges, pattern)
 
     def encode(self, text):
@@ -91,23 +95,55 @@ class PieceBPE:
         return PATTERNS[self.pattern].findall(text)
 
 
-def add_pairs(vocab, ids, n, w, counts, where):
-    """Add n (or take away, n < 0) to the count of each pair in word w; '\\n' never merges."""
+def add_pairs(vocab, ids, n, w, counts, where, bound):
+    """Add n (or take away, n < 0) to the count of each pair in word w; '\\n' never merges.
+    A pair new to the counts gets the start of word w as its bound. Returns the pairs."""
+    pairs = set()
     for pair in zip(ids, ids[1:]):
         if '\n' in vocab[pair[0]] + vocab[pair[1]]:
             continue
+        pairs.add(pair)
         counts[pair] = counts.get(pair, 0) + n
         if n > 0:
             where.setdefault(pair, set()).add(w)
+            bound.setdefault(pair, (w, 0))
         else:  # the word is being rewritten: its pairs are added again after the merge
             where[pair].discard(w)
         if not counts[pair]:
-            del counts[pair], where[pair]
+            del counts[pair], where[pair], bound[pair]
+    return pairs
 
 
-def first_occurrence(pair, words, where):
-    """Where pair first occurs in the text as it is now: the first word (words are in order
-    of first appearance, and every copy of a word holds the same pairs), then the position."""
+def best_pair(heap, counts, bound, words, where, vocab):
+    """The most frequent pair, on a tie the one that occurs first; None below 2.
+
+    The heap holds (-count, bound, pair). A bound is a place no later than the pair's first
+    occurrence: (word, characters before it in the word). Words are in order of first
+    appearance and merges never move a character, so the pair's first occurrence only
+    moves later and a bound once found stays true. When the top entry's bound is its first
+    occurrence, no other pair of its count can come earlier: it wins."""
+    while heap:
+        n, place, pair = heap[0]
+        if counts.get(pair) != -n:  # merged already, or its count fell: put it right
+            heappop(heap)
+            if pair in counts:
+                heappush(heap, (-counts[pair], bound[pair], pair))
+        elif -n < 2:
+            return None
+        else:
+            first = first_occurrence(pair, words, where, vocab)
+            if first == place:
+                return heappop(heap)[2]
+            bound[pair] = first
+            heapreplace(heap, (n, first, pair))
+    return None
+
+
+def first_occurrence(pair, words, where, vocab):
+    """Where pair first occurs in the text as it is now: the first word that holds it (words
+    are in order of first appearance, and every copy of a word holds the same pairs), then
+    the characters before it in that word."""
     w = min(where[pair])
     ids = words[w]
-    return w, next(i for i in range(len(ids) - 1) if (ids[i], ids[i + 1]) == pair)
+    at = next(i for i in range(len(ids) - 1) if (ids[i], ids[i + 1]) == pair)
+    return w, sum(len(vocab[i]) for i in ids[:at])
