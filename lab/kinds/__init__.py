@@ -15,8 +15,9 @@ Besides the shape, each kind says how many ids it has (vocab_size) and which id 
 what it does not know (unknown_id; None where nothing can be unknown), so that they can
 stand side by side (python3 -m lab.compare). Each lab that teaches a kind is its command.
 
-To add a kind: copy the file of the kind closest to it, and add its line to KINDS below;
-tests/test_kinds.py then holds it to the shape, and a test of its own rule goes there.
+To add a kind: copy the file of the kind closest to it, add its row above and its line to
+KINDS below; tests/test_kinds.py then holds it to the shape, and a test of its own rule
+goes there.
 """
 from lab.kinds.byte import ByteBPE
 from lab.kinds.char import CharBPE

@@ -18,7 +18,9 @@ The patterns, written for Python's own re (no third-party regex module):
          lesson never merges '\\n' either.
 Merges follow the lesson's rules (most frequent pair, ties to the first occurrence, stop
 below 2, the newline never merged), counted over each distinct piece once, times how often
-it occurs: a book has millions of words but only thousands of distinct ones.
+it occurs: a book has millions of words but only thousands of distinct ones. A merge
+recounts only the pieces that hold its pair, and the best pair comes off a heap ordered by
+count, then by a bound on where the pair first occurs (best_pair says why that is exact).
 """
 import re
 from collections import Counter
