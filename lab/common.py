@@ -524,6 +524,19 @@ def positive(text):
     return int(text)
 
 
+def share(text):
+    """An argparse type for --holdout RATE: a number between 0 and 1, both left out. A file
+    name there was meant as FILE: an optional RATE would take it, so the message says so."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 < value < 1:
+        after = ' (FILE goes before --holdout)' if os.path.exists(text) else ''
+        raise argparse.ArgumentTypeError(f'{text!r} is not a share between 0 and 1, such as 0.1{after}')
+    return value
+
+
 def jobs(text):
     """An argparse type for --jobs: a whole number from 1 to the number of cores (more
     processes than cores only wait for one another, and each one costs memory)."""

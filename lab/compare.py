@@ -67,12 +67,10 @@ def main():
     common.add_file(parser, 'the text to compare the kinds on')
     parser.add_argument('--merges', type=common.whole_number, default=100, metavar='N',
                         help='merges each kind learns (default: %(default)s)')
-    parser.add_argument('--holdout', type=float, nargs='?', const=HOLDOUT, metavar='RATE',
+    parser.add_argument('--holdout', type=common.share, nargs='?', const=HOLDOUT, metavar='RATE',
                         help=f'measure on the last RATE of the lines, held out of training (default: '
                              f'measure on the training text; RATE left out: {HOLDOUT})')
     args = parser.parse_args()
-    if args.holdout is not None and not 0 < args.holdout < 1:
-        parser.error('--holdout is a share between 0 and 1, e.g. 0.1')
     text = common.read_text(args.file)
     train_text, measured, figures = compare(text, args.merges, args.holdout)
     name = common.shown(args.file.name)

@@ -102,11 +102,9 @@ def main():
     common.add_file(parser, 'the text')
     parser.add_argument('--merges', type=common.whole_number, metavar='N',
                         help='merges to learn (default: characters / 100, at least 100)')
-    parser.add_argument('--holdout', type=float, default=0.1, metavar='RATE',
+    parser.add_argument('--holdout', type=common.share, default=0.1, metavar='RATE',
                         help='share of the lines held out, from the end (default: %(default)s)')
     args = parser.parse_args()
-    if not 0 < args.holdout < 1:
-        parser.error('--holdout is a share between 0 and 1, e.g. 0.1')
     text = common.read_text(args.file)
     merges = max(100, len(text) // 100) if args.merges is None else args.merges
     train_text, held_text = common.hold_out(text, args.holdout)

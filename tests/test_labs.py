@@ -1,4 +1,5 @@
 """The labs' key claims, and that each lab runs on the defaults and on a file of ours."""
+import argparse
 import json
 import os
 import random
@@ -11,7 +12,7 @@ from unittest import mock
 from lab import (audit, byte_bpe, common, compare, compression, fast, merge_order, normalize, prepare, show,
                  special, vocab_curve)
 from lab.kinds import KINDS, ByteBPE, SpecialBPE
-from tests.project import MIXED, TAKES, TEXT, copy_project, run
+from tests.project import MIXED, ROOT, TAKES, TEXT, copy_project, run
 from tokenizer import BPE
 
 
@@ -370,6 +371,14 @@ class CompareTest(unittest.TestCase):
                 self.assertEqual(figure['round_trip'], name == 'byte')
                 self.assertEqual(figure['unknown'] is None, name == 'byte')
                 self.assertTrue(figure['unknown'] is None or figure['unknown'] > 0)
+
+    def test_holdout_is_a_share_and_a_file_typed_after_it_is_told_to_go_first(self):
+        self.assertEqual(common.share('0.25'), 0.25)
+        for wrong in ['0', '1', '2', 'nan', 'inf', 'x']:
+            with self.subTest(wrong), self.assertRaisesRegex(argparse.ArgumentTypeError, 'not a share'):
+                common.share(wrong)
+        with self.assertRaisesRegex(argparse.ArgumentTypeError, r'FILE goes before --holdout'):
+            common.share(str(ROOT / 'data' / 'mixed.txt'))
 
     def test_the_command_shows_a_row_and_a_cut_line_a_kind_within_80_columns(self):
         done = run(copy_project(self), '-m', 'lab.compare', 'data/mixed.txt', '--merges', '60', '--holdout')
