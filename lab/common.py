@@ -612,5 +612,4 @@ def learners_error(error):
 
 
 if __name__ == '__main__':
-    sys.exit('lab.common is the plumbing the labs share, not a lab: run one of the labs, '
-             'as the README lists them (python3 -m lab.bpe_trace, say)')
+    sys.exit("lab.common is the labs' plumbing, not a lab: try python3 -m lab.bpe_trace")

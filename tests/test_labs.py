@@ -283,11 +283,16 @@ class CompressionCommandTest(unittest.TestCase):
 
 
 class NotALabTest(unittest.TestCase):
-    def test_lab_common_says_it_is_not_a_lab(self):
-        done = run(copy_project(self, parts=['lab']), '-m', 'lab.common', '--help')
-        self.assertEqual(done.returncode, 1)
-        self.assertIn('not a lab', done.stderr)
-        self.assertEqual(done.stderr.count('\n'), 1)
+    def test_the_libraries_say_they_are_not_labs_and_name_a_command(self):
+        root = copy_project(self)
+        for library in ['lab.common', 'lab.fast', 'lab.kinds']:
+            done = run(root, '-m', library, '--help')
+            with self.subTest(library):
+                self.assertEqual(done.returncode, 1)
+                self.assertIn('not a lab', done.stderr)
+                self.assertIn('python3 -m lab.', done.stderr)
+                self.assertEqual(done.stderr.count('\n'), 1)
+                self.assertLessEqual(len(done.stderr), 81)  # one line of at most 80 columns
 
 
 class SpeedTest(unittest.TestCase):

@@ -13,8 +13,9 @@ What is in here
     letters.py   what both share: a character for every token, so that a pair of tokens
                  is a two-character string and str.split / str.replace merge it in C
 
-Both give a tokenizer.BPE, the learner's own class, so what they make is saved, loaded and
-checked like anything tokenizer.py makes. python3 -m lab.fast_bpe is the command.
+train gives a tokenizer.BPE, the learner's own class, and encode takes one, so what the
+engine makes is saved, loaded and checked like anything tokenizer.py makes. python3 -m
+lab.fast_bpe is its command.
 """
 from lab.fast.encoding import PARALLEL_FROM, encode, encoder
 from lab.fast.training import train
