@@ -101,6 +101,9 @@ def made_as_train_makes(tok):
     return True
 
 
+worker_encode = None  # in each process of the pool: the encoder, set by start_worker
+
+
 def start_worker(state):
     """In each process of the pool: the encoder, built once."""
     global worker_encode
@@ -109,9 +112,6 @@ def start_worker(state):
 
 def encode_in_worker(block):
     return worker_encode(block)
-
-
-worker_encode = None  # set in each process by start_worker
 
 
 # Line by line ------------------------------------------------------------------------
