@@ -86,6 +86,8 @@ def main():
     print('one line, token by token:')
     for kind, f in figures.items():
         print(common.clip(f'  {kind:<8} |' + '|'.join(common.shown(piece) for piece in f['line']) + '|'))
+    if any(common.UNKNOWN in piece for f in figures.values() for piece in f['line']):
+        print(f"  ({common.UNKNOWN}: an unknown character, or a token with only part of a character's bytes)")
 
 
 if __name__ == '__main__':
