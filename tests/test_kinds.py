@@ -65,7 +65,7 @@ class ShapeTest(unittest.TestCase):
 
     def test_training_gives_the_same_tokenizer_whatever_the_hash_seed(self):
         # str hashes change from process to process; a set or dict order must never decide a tie
-        code = ('import json, sys; from tests.test_kinds import trained; '
+        code = ('import json; from tests.test_kinds import trained; '
                 'print(json.dumps([[name, tok.state()] for name, _, _, tok in trained()]))')
         states = [subprocess.run([sys.executable, '-c', code], cwd=ROOT, capture_output=True, text=True,
                                  env=dict(os.environ, PYTHONHASHSEED=seed), timeout=120).stdout
