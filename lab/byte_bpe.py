@@ -26,7 +26,7 @@ if not __package__:  # run as python3 lab/byte_bpe.py: then tokenizer cannot be 
 
 from lab import common
 from lab.kinds import ByteBPE, CharBPE
-from lab.kinds.byte import FIRST_MERGE
+from lab.kinds.byte import FIRST_MERGE, NOT_BYTE
 
 OUT = Path('data/byte_tokenizer.json')
 SAMPLES = ['Q: hi\nA: ', 'cat', '안녕', '😀']
@@ -38,8 +38,7 @@ def load(path):
     try:
         return ByteBPE(**state)
     except (TypeError, ValueError):  # not a dict, other keys, or merges off the contract
-        raise ValueError(f'{path}: not a byte tokenizer with special ids 0-3, bytes 4-259, '
-                         'merges from 260') from None
+        raise ValueError(f'{path}: {NOT_BYTE}') from None
 
 
 def main():

@@ -422,6 +422,11 @@ def hold_out(text, rate):
     return ''.join(line + '\n' for line in lines[:-held]), ''.join(line + '\n' for line in lines[-held:])
 
 
+def first_line(text):
+    """The first line of text that is not blank; the text itself if every line is."""
+    return next((line for line in lines_of(text) if line.strip()), text)
+
+
 def lines_of(text):
     """The lines of a text without their newlines; a last newline ends a line, it does not start one."""
     lines = text.split('\n')

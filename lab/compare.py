@@ -33,7 +33,7 @@ def measure(Kind, train_text, text, count):
     seconds = time.perf_counter() - started
     ids = tok.encode(text)
     unknown = None if tok.unknown_id is None else ids.count(tok.unknown_id) / max(len(ids), 1)
-    line = next((line for line in common.lines_of(text) if line.strip()), text)
+    line = common.first_line(text)
     return {'merges': len(tok.state()['merges']), 'vocab': tok.vocab_size, 'tokens': len(ids),
             'per_token': len(text) / max(len(ids), 1), 'unknown': unknown,
             'round_trip': tok.decode(ids) == text, 'seconds': seconds,

@@ -44,7 +44,7 @@ def main():
                                     for tok in (pre, plain)])
     print(common.table(rows, right={0}))
 
-    line = next((line for line in common.lines_of(text) if line.strip()), text)[:60]
+    line = common.first_line(text)[:60]
     cut = '|' + '|'.join(common.shown(piece) for piece in pre.pieces(line)) + '|'
     print(f'\npieces of the first line:\n  {cut if len(cut) <= 78 else cut[:75] + "..."}')
     print()

@@ -20,6 +20,7 @@ SPECIAL = ['<pad>', '<unk>', '<bos>', '<eos>']
 FIRST_BYTE = len(SPECIAL)          # byte b has id 4 + b
 FIRST_MERGE = FIRST_BYTE + 256     # 260
 SHIFT = FIRST_BYTE - 1             # byte b is id 1 + b in the character-level BPE, 4 + b here
+NOT_BYTE = 'not a byte tokenizer with special ids 0-3, bytes 4-259, merges from 260'
 
 
 def as_chars(text):
@@ -33,7 +34,7 @@ class ByteBPE:
 
     def __init__(self, merges, special=SPECIAL):
         if special != SPECIAL or not follows_the_contract(merges):
-            raise ValueError('not a byte tokenizer with special ids 0-3, bytes 4-259, merges from 260')
+            raise ValueError(NOT_BYTE)
         self.merges, self.special = merges, special
         self.vocab_size = FIRST_MERGE + len(merges)
         self.bytes_of = [name.encode() for name in SPECIAL] + [bytes([b]) for b in range(256)]
