@@ -48,10 +48,11 @@ class SpecialBPE:
             raise ValueError("disallowed must be 'refuse' or 'plain'")
         if set(allowed) - set(self.special):
             raise ValueError(f'allowed holds {sorted(set(allowed) - set(self.special))}: not special strings')
-        for name in self.special if disallowed == 'refuse' else []:
-            if name not in allowed and name in text:
-                raise ValueError(f'the text holds the special string {name!r} at character '
-                                 f'{text.index(name)}; pass it as allowed, or encode it as plain text')
+        refused = [name for name in self.special if name not in allowed and name in text]
+        if refused and disallowed == 'refuse':
+            name = refused[0]
+            raise ValueError(f'the text holds the special string {name!r} at character '
+                             f'{text.index(name)}; pass it as allowed, or encode it as plain text')
         if not allowed:
             return self.fast_encode(text)
         cut = re.compile('|'.join(re.escape(name) for name in sorted(allowed, key=len, reverse=True)))
