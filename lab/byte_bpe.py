@@ -17,28 +17,18 @@ Try next: train on data/mixed.txt and compare how many tokens Korean costs
 here and in the character-level tokenizer:
     python3 -m lab.byte_bpe data/mixed.txt --vocab-size 400
 """
-import json
 import sys
 from pathlib import Path
 
 if not __package__:  # run as python3 lab/byte_bpe.py: then tokenizer cannot be imported
     sys.exit('run this lab from the project folder as: python3 -m lab.byte_bpe')
 
-from lab import common
+from lab import common, kinds
 from lab.kinds import ByteBPE, CharBPE
-from lab.kinds.byte import FIRST_MERGE, NOT_BYTE
+from lab.kinds.byte import FIRST_MERGE
 
 OUT = Path('data/byte_tokenizer.json')
 SAMPLES = ['Q: hi\nA: ', 'cat', '안녕', '😀']
-
-
-def load(path):
-    """A saved byte tokenizer, checked against the contract."""
-    state = common.read_json(path, 'run python3 -m lab.byte_bpe to make it')
-    try:
-        return ByteBPE(**state)
-    except (TypeError, ValueError):  # not a dict, other keys, or merges off the contract
-        raise ValueError(f'{path}: {NOT_BYTE}') from None
 
 
 def main():
@@ -47,16 +37,15 @@ def main():
     parser.add_argument('--vocab-size', type=common.whole_number, default=300, metavar='N',
                         help=f'ids in all: {FIRST_MERGE} fixed ones, then one per merge (default: 300, '
                              f'that is {300 - FIRST_MERGE} merges)')
-    common.add_out(parser, OUT, 'where to save it', 'a byte tokenizer')
+    common.add_out(parser, OUT, 'where to save it', 'a tokenizer file')
     args = parser.parse_args()
     if args.vocab_size < FIRST_MERGE:
         parser.error(f'--vocab-size must be at least {FIRST_MERGE}: 4 special ids and 256 bytes')
-    common.check_output_path(args.out, 'byte tokenizer', common.json_with('special', 'merges'),
+    common.check_output_path(args.out, 'tokenizer file', kinds.is_tokenizer_file,
                              inputs=[args.file], force=args.force)
     text = common.read_text(args.file)
-    trained = ByteBPE.train(text, args.vocab_size - FIRST_MERGE)
-    common.save(json.dumps(trained.state()) + '\n', args.out)
-    tok = load(args.out)
+    kinds.save(ByteBPE.train(text, args.vocab_size - FIRST_MERGE), args.out)
+    tok = kinds.load(args.out)
     name = common.shown(args.file.name)
     print(f'byte-level BPE on {name}: {len(text.encode("utf-8")):,} bytes, '
           f'vocab {tok.vocab_size} ({len(tok.merges)} merges)')

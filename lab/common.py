@@ -181,16 +181,29 @@ def problem_with(state):
     """The first thing wrong with a tokenizer state, or None when it is what BPE.train makes."""
     if not isinstance(state, dict) or sorted(state) != ['merges', 'vocab']:
         return 'expected an object with exactly the keys "vocab" and "merges"'
-    vocab, merges = state['vocab'], state['merges']
+    return vocabulary_problem(state['vocab'], state['merges'])
+
+
+def newline_merged(piece):
+    """Why BPE.train never makes piece, or None: it never merges '\n'."""
+    return 'a newline, which BPE never merges' if '\n' in piece else None
+
+
+def vocabulary_problem(vocab, merges, head=(UNKNOWN,), never_made=newline_merged):
+    """The first thing wrong with a vocab and its merges, or None when training could have made
+    them: the tokens of head (the unknown character, then any marker), the distinct characters
+    in code point order, then one token a merge, each the text of the two it joins.
+    never_made(piece) says why a merge may not make piece, or None when it may."""
     if not isinstance(vocab, list) or not vocab or not all(isinstance(p, str) and p for p in vocab):
         return '"vocab" must be a non-empty list of non-empty strings'
-    if vocab[0] != UNKNOWN:
-        return f'vocab[0] must be "\\ufffd", the unknown character, not {vocab[0]!r}'
+    bad = next((i for i, piece in enumerate(head) if vocab[i:i + 1] != [piece]), None)
+    if bad is not None:
+        return f'vocab[{bad}] must be {json.dumps(head[bad])}, not {json.dumps(vocab[bad:bad + 1])[1:-1] or "missing"}'
     bad = next((i for i, p in enumerate(vocab) if SURROGATE.search(p)), None)
     if bad is not None:
         return f'vocab[{bad}] holds a lone surrogate ({vocab[bad]!r}), which no UTF-8 text has'
-    if not isinstance(merges, list) or len(merges) >= len(vocab):
-        return '"merges" must be a list with fewer entries than "vocab"'
+    if not isinstance(merges, list) or len(merges) > len(vocab) - len(head):
+        return f'"merges" must be a list with fewer entries than "vocab" (at most {len(vocab) - len(head)})'
     bad = next((n for n, m in enumerate(merges) if not is_merge(m)), None)  # each entry's shape first,
     if bad is not None:  # so that a broken merge is not taken for a vocab that does not match
         written = json.dumps(merges[bad], ensure_ascii=False, default=repr)  # as the file has it: true
@@ -199,11 +212,11 @@ def problem_with(state):
         return (f'the last merge makes id {merges[-1][1]}, but the last id of vocab is {len(vocab) - 1}: '
                 f'the {len(merges)} merges make the last {len(merges)} entries of vocab')
     first = len(vocab) - len(merges)  # merged tokens fill the end of vocab, in the order learned
-    base = vocab[1:first]
+    base = vocab[len(head):first]
     if not all(len(p) == 1 for p in base) or base != sorted(set(base)):
-        return f'vocab[1:{first}] must be distinct single characters in code point order'
+        return f'vocab[{len(head)}:{first}] must be distinct single characters in code point order'
     if UNKNOWN in base:  # encode would give its id for '\ufffd' and 0 for every other unknown character
-        return f'vocab[{base.index(UNKNOWN) + 1}] is "\\ufffd" again: the unknown character is id 0 alone'
+        return f'vocab[{base.index(UNKNOWN) + len(head)}] is "\\ufffd" again: the unknown character is id 0 alone'
     for n, m in enumerate(merges):
         new = first + n
         (a, b), made = m
@@ -213,8 +226,8 @@ def problem_with(state):
             return f'merges[{n}] joins ids {a} and {b}, but only ids 0 to {new - 1} exist before it'
         if vocab[new] != vocab[a] + vocab[b]:
             return f'vocab[{new}] is {vocab[new]!r}, but merges[{n}] makes {vocab[a] + vocab[b]!r}'
-        if '\n' in vocab[new]:
-            return f'vocab[{new}] holds a newline, which BPE never merges'
+        if never_made(vocab[new]):
+            return f'vocab[{new}] holds {never_made(vocab[new])}'
     return None
 
 

@@ -18,7 +18,7 @@ if not __package__:  # run as python3 lab/pretokenize.py: then tokenizer cannot 
 
 from lab import common
 from lab.kinds import CharBPE, PieceBPE
-from lab.kinds.piece import PATTERNS
+from lab.kinds.patterns import PIECE_PATTERNS
 
 SHOWN_MERGES = 12
 
@@ -28,7 +28,7 @@ def main():
     common.add_file(parser, 'the text to train on')
     parser.add_argument('--merges', type=common.whole_number, default=50, metavar='N',
                         help='merges to learn (default: %(default)s)')
-    parser.add_argument('--pattern', choices=sorted(PATTERNS), default='gpt2',
+    parser.add_argument('--pattern', choices=sorted(PIECE_PATTERNS), default='gpt2',
                         help='how to cut the text into pieces (default: %(default)s)')
     args = parser.parse_args()
     text = common.read_text(args.file)

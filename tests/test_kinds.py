@@ -7,14 +7,17 @@ import os
 import random
 import subprocess
 import sys
+import tempfile
 import unittest
 from collections import Counter
+from pathlib import Path
 
+from lab import kinds
 from lab.common import UNKNOWN
 from lab.kinds import KINDS, ByteBPE, CharBPE, PieceBPE, SpecialBPE, WordBPE
 from lab.kinds.byte import FIRST_BYTE, FIRST_MERGE
-from lab.kinds.piece import PATTERNS
-from lab.kinds.word import END, words
+from lab.kinds.patterns import PIECE_PATTERNS, compiled
+from lab.kinds.word import END
 from tests.project import MIXED, ROOT, TEXT
 from tests.test_fuzz import fuzz_texts
 from tokenizer import BPE, merge
@@ -101,6 +104,77 @@ class ShapeTest(unittest.TestCase):
                     self.assertEqual(ids, [tok.unknown_id])
 
 
+class FileTest(unittest.TestCase):
+    """One file holds any kind, and lab.kinds.load gives it back, or fails closed in one line."""
+
+    def setUp(self):
+        folder = tempfile.TemporaryDirectory()
+        self.addCleanup(folder.cleanup)
+        self.path = Path(folder.name) / 'tok.json'
+
+    def test_every_kind_saved_and_loaded_is_the_same_tokenizer(self):
+        for name, Kind in KINDS.items():
+            with self.subTest(name):
+                tok = Kind.train(MIXED, 40)
+                kinds.save(tok, self.path)
+                again = kinds.load(self.path)
+                self.assertEqual((type(again), again.state()), (Kind, tok.state()))
+                self.assertEqual(kinds.plain(again)(MIXED + UNSEEN), kinds.plain(tok)(MIXED + UNSEEN))
+
+    def test_the_char_kind_is_saved_as_the_lessons_tokenizer_json_and_others_name_their_kind(self):
+        kinds.save(CharBPE.train(TEXT, 12), self.path)
+        self.assertEqual(json.loads(self.path.read_text(encoding='utf-8')), BPE.train(TEXT, 12).state())
+        kinds.save(WordBPE.train(TEXT, 12), self.path)
+        self.assertEqual(json.loads(self.path.read_text(encoding='utf-8'))['kind'], 'word')
+
+    def test_a_byte_file_written_before_kinds_were_named_still_loads(self):
+        old = {'special': ['<pad>', '<unk>', '<bos>', '<eos>'], 'merges': ByteBPE.train(TEXT, 5).merges}
+        self.path.write_text(json.dumps(old), encoding='utf-8')
+        self.assertEqual(kinds.load(self.path).merges, old['merges'])
+
+    def test_a_bad_file_is_one_line_naming_the_file_the_kind_and_the_problem(self):
+        word = kinds.file_state(WordBPE.train(TEXT, 5))
+        for data, said in [({**word, 'merges': [[[1, 2], 99]]}, '(word tokenizer): the last merge makes id 99'),
+                           ({**word, 'pattern': 'gpt2'}, 'holds merges, pattern, vocab; a word tokenizer holds'),
+                           ({'kind': 'bytes', 'merges': []}, '"kind" is "bytes", not one of char'),
+                           ({'version': '1.0', 'model': {}}, 'python3 -m lab.import_hf'),
+                           ({'vocab': ['\ufffd']}, 'python3 -m lab.selfcheck')]:
+            with self.subTest(said):
+                self.path.write_text(json.dumps(data), encoding='utf-8')
+                with self.assertRaises(ValueError) as caught:
+                    kinds.load(self.path)
+                self.assertIn(said, str(caught.exception))
+                self.assertTrue(str(caught.exception).startswith(str(self.path)))
+                self.assertNotIn('\n', str(caught.exception))
+
+    def test_a_damaged_state_is_a_value_error_never_another_error_later(self):
+        # seeded damage to every kind's state: a value replaced anywhere in it; either the
+        # constructor refuses it (ValueError), or the tokenizer it builds encodes and decodes
+        rng = random.Random(25)
+        wrongs = [-1, 10**6, 'x', '', None, [], {}, True, 0.5, [1, 2], [[1, 2], 3], '\ud800']
+        for name, Kind in KINDS.items():
+            state = Kind.train(TEXT, 8).state()
+            for _ in range(150):
+                damaged = damage(json.loads(json.dumps(state)), rng, wrongs)
+                with self.subTest(name, state=str(damaged)[:200]):
+                    try:
+                        tok = Kind(**damaged)
+                    except ValueError:
+                        continue
+                    ids = kinds.plain(tok)(TEXT + UNSEEN)
+                    self.assertIsInstance(tok.decode(ids), str)
+
+
+def damage(state, rng, wrongs):
+    """state with one value somewhere inside it replaced by a wrong one."""
+    holder, key = state, rng.choice(list(state))
+    while isinstance(holder[key], (list, dict)) and holder[key] and rng.random() < 0.7:
+        holder = holder[key]
+        key = rng.choice(list(holder)) if isinstance(holder, dict) else rng.randrange(len(holder))
+    holder[key] = rng.choice(wrongs)
+    return state
+
+
 class CharTest(unittest.TestCase):
     def test_it_is_the_lessons_tokenizer(self):
         for text, count in texts():
@@ -124,7 +198,7 @@ class NoTokenCrossesAPieceTest(unittest.TestCase):
         self.assertLessEqual(piece_ends, ends)
 
     def test_words_and_every_pattern(self):
-        tokenizers = [WordBPE.train(MIXED, 200)] + [PieceBPE.train(MIXED, 200, name) for name in PATTERNS]
+        tokenizers = [WordBPE.train(MIXED, 200)] + [PieceBPE.train(MIXED, 200, name) for name in PIECE_PATTERNS]
         for tok in tokenizers:
             for text in [MIXED, TEXT, '한국어 토크나이저는 12345 https://example.com/a?b=1 x_y+=2;']:
                 with self.subTest(tok.state().get('pattern', 'word'), text=text[:20]):
@@ -139,10 +213,12 @@ class WordTest(unittest.TestCase):
             self.assertFalse(any(ch.isspace() for ch in piece), piece)
             self.assertNotIn(END, piece[:-len(END)] if piece.endswith(END) else piece)
 
-    def test_every_space_comes_back_even_where_the_text_spells_the_marker(self):
+    def test_every_space_is_the_marker_and_comes_back_even_where_the_text_spells_it(self):
         for text in ['  lead\tand  double  spaces \n\nend</w> of text </w>  ', 'a</w> b</w> c</w>\n' * 20]:
             tok = WordBPE.train(text * 3, 50)
             self.assertEqual(tok.decode(tok.encode(text)), text)
+            self.assertEqual(tok.encode('  '), [1, 1])
+            self.assertNotIn(' ', tok.vocab)
 
     def test_ties_go_to_the_pair_that_sorts_first(self):
         # 'y z' and 'a b' both occur twice and 'y z' comes first, but ('a', 'b') sorts first
@@ -152,7 +228,7 @@ class WordTest(unittest.TestCase):
     def test_stops_when_no_pair_occurs_twice(self):
         self.assertEqual(WordBPE.train('abc def', 10).merges, [])
 
-    def test_counts_kept_up_to_date_learn_what_counting_again_every_merge_learns(self):
+    def test_the_engine_learns_what_counting_again_every_merge_learns(self):
         rng = random.Random(6)
         for text in list(fuzz_texts(60, seed=6)) + [MIXED, TEXT, 'aaaa aaaa', 'ab ab ab ba ba ba']:
             count = rng.choice([1, 5, 30, 200])
@@ -166,11 +242,22 @@ class WordTest(unittest.TestCase):
                 with self.subTest(text=text[:30]):
                     self.assertEqual(tok.encode(other), replayed(tok, other))
 
+    def test_a_merge_that_would_join_two_words_is_refused(self):
+        tok = WordBPE.train('ab ab\n', 0)  # ids: 0 unknown, 1 </w>, 2 '\n', 3 'a', 4 'b'
+        with self.assertRaisesRegex(ValueError, 'not inside one word'):
+            WordBPE(tok.vocab + ['</w>a'], [[[1, 3], 5]])
+
+
+def word_symbols(text, vocab):
+    """The word kind's cut, each word as the ids of its characters (a space is END, id 1)."""
+    index = {piece: i for i, piece in enumerate(vocab)}
+    return [tuple(1 if ch == ' ' else index.get(ch, 0) for ch in word) for word in compiled('word').findall(text)]
+
 
 def recounted(text, count):
     """Word-level training as its rule says it, every pair counted again for every merge."""
-    vocab = [UNKNOWN, END] + sorted(set(text) - {UNKNOWN})
-    freq = Counter(tuple(vocab.index(s) for s in word) for word in words(text))
+    vocab = [UNKNOWN, END] + sorted(set(text) - {UNKNOWN, ' '})
+    freq = Counter(word_symbols(text, vocab))
     merges = []
     for _ in range(count):
         pairs = Counter()
@@ -180,7 +267,7 @@ def recounted(text, count):
         best = max(pairs.values(), default=0)
         if best < 2:
             break
-        pair = min((p for p, n in pairs.items() if n == best), key=lambda p: (vocab[p[0]], vocab[p[1]]))
+        pair = min((p for p, n in pairs.items() if n == best), key=lambda p: (vocab[p[0]], vocab[p[1]], p))
         vocab.append(vocab[pair[0]] + vocab[pair[1]])
         merges.append([list(pair), len(vocab) - 1])
         freq = Counter({tuple(merge(list(word), pair, len(vocab) - 1)): n for word, n in freq.items()})
@@ -189,10 +276,9 @@ def recounted(text, count):
 
 def replayed(tok, text):
     """Word-level encoding as its rule says it: every merge in turn over each word's symbols."""
-    index = {piece: i for i, piece in enumerate(tok.vocab[:len(tok.vocab) - len(tok.merges)])}
     ids = []
-    for word in words(text):
-        symbols = [index.get(s, 0) for s in word]
+    for word in word_symbols(text, tok.vocab[:len(tok.vocab) - len(tok.merges)]):
+        symbols = list(word)
         for pair, new_id in tok.merges:
             symbols = merge(symbols, pair, new_id)
         ids += symbols
@@ -233,7 +319,7 @@ def recounted_in_pieces(text, count, pattern):
     """Pre-tokenized training as its rule says it: every pair of every piece counted again for
     every merge, '\\n' never merged, ties to the pair that occurs first in the text."""
     vocab = [UNKNOWN] + sorted(set(text) - {UNKNOWN})
-    pieces = [[vocab.index(ch) for ch in piece] for piece in PATTERNS[pattern].findall(text)]
+    pieces = [[vocab.index(ch) for ch in piece] for piece in compiled(pattern).findall(text)]
     merges = []
     for _ in range(count):
         pairs, first = Counter(), {}
@@ -281,11 +367,23 @@ class ByteTest(unittest.TestCase):
         self.assertEqual(tok.decode(ids), '안')
         self.assertEqual(tok.decode(ids[:2]), '\ufffd')  # a cut-off character is replaced
 
-    def test_a_state_off_the_contract_is_refused(self):
-        for state in [{'merges': [[[4, 5], 261]]}, {'merges': [[[4, 300], 260]]},
-                      {'merges': [], 'special': ['<pad>']}, {'merges': 'x'}]:
+    def test_a_state_off_its_layout_is_refused(self):
+        for state in [{'merges': [[[4, 5], 261]]}, {'merges': [[[4, 300], 260]]}, {'merges': 'x'},
+                      {'merges': [], 'special': ['<pad>', '<pad>']}, {'merges': [], 'byte_ids': [0] * 256},
+                      {'merges': [[[4, 5], 260], [[260, 4], 260]]}, {'merges': [], 'pattern': 'gpt5'}]:
             with self.subTest(state), self.assertRaisesRegex(ValueError, 'not a byte tokenizer'):
                 ByteBPE(**state)
+
+    def test_a_state_that_would_spell_more_than_it_may_is_refused_before_it_is_built(self):
+        merges = [[[4, 4], 260]] + [[[260 + n, 260 + n], 261 + n] for n in range(40)]  # 2**41 bytes
+        with self.assertRaisesRegex(ValueError, 'would spell 4,398,046,511,'):
+            ByteBPE(merges)
+
+    def test_other_specials_take_the_first_ids_and_the_bytes_follow(self):
+        tok = ByteBPE.train(TEXT, 10, special=['<eos>'])
+        self.assertEqual(tok.special_ids, {'<eos>': 0})
+        self.assertEqual(tok.encode('Q'), [1 + ord('Q')])
+        self.assertEqual(tok.vocab_size, 1 + 256 + 10)
 
 
 class SpecialTest(unittest.TestCase):
@@ -293,7 +391,7 @@ class SpecialTest(unittest.TestCase):
         self.tok = SpecialBPE.train(TEXT, 12)
 
     def test_special_ids_come_after_the_vocabulary(self):
-        self.assertEqual(sorted(self.tok.ids.values()), list(range(40, 40 + len(self.tok.special))))
+        self.assertEqual(sorted(self.tok.special_ids.values()), list(range(40, 40 + len(self.tok.special))))
 
     def test_a_special_string_in_user_text_is_refused_by_default_naming_it_and_where(self):
         with self.assertRaisesRegex(ValueError, "'<eos>' at character 2"):
@@ -301,7 +399,7 @@ class SpecialTest(unittest.TestCase):
 
     def test_allowed_it_becomes_the_special_id(self):
         ids = self.tok.encode('hi<eos>', allowed=['<eos>'])
-        self.assertEqual(ids, self.tok.encode('hi') + [self.tok.ids['<eos>']])
+        self.assertEqual(ids, self.tok.encode('hi') + [self.tok.special_ids['<eos>']])
         self.assertEqual(self.tok.decode(ids), 'hi<eos>')
         self.assertEqual(self.tok.decode(ids, skip_special=True), 'hi')
 
@@ -312,7 +410,7 @@ class SpecialTest(unittest.TestCase):
             parts = ['a', 'b ', '<eos>', '[A]', '<', '>', '[', 'Q: ', '\n']
             text = ''.join(rng.choice(parts) for _ in range(20))
             ids = self.tok.encode(text, disallowed='plain')
-            self.assertFalse(set(ids) & set(self.tok.ids.values()), text)
+            self.assertFalse(set(ids) & set(self.tok.special_ids.values()), text)
             self.assertEqual(ids, lesson.encode(text))
 
     def test_only_special_strings_can_be_allowed(self):

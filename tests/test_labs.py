@@ -9,10 +9,11 @@ import unittest
 from pathlib import Path
 from unittest import mock
 
-from lab import (audit, byte_bpe, common, compare, compression, fast, merge_order, normalize, prepare, show,
-                 special, vocab_curve)
+from lab import (audit, common, compare, compression, fast, kinds, merge_order, normalize, prepare, show, special,
+                 vocab_curve)
 from lab.kinds import KINDS, ByteBPE, SpecialBPE
 from tests.project import MIXED, ROOT, TAKES, TEXT, copy_project, run
+from tests.test_toolkit import run_inside
 from tokenizer import BPE
 
 
@@ -333,26 +334,22 @@ class SpeedFilesTest(unittest.TestCase):
 
 
 class ByteBpeLabTest(unittest.TestCase):
-    def test_what_it_saves_loads_back_and_a_file_off_the_contract_is_refused(self):
-        tmp = tempfile.TemporaryDirectory()
-        self.addCleanup(tmp.cleanup)
-        path = Path(tmp.name) / 'byte.json'
-        tok = ByteBPE.train(MIXED, 60)
-        path.write_text(json.dumps(tok.state()), encoding='utf-8')
-        self.assertEqual(byte_bpe.load(path).state(), tok.state())
-        for wrong in [{'special': ['<pad>'], 'merges': []}, {'merges': [[[4, 5], 261]]}, [], {'x': 1}]:
-            path.write_text(json.dumps(wrong), encoding='utf-8')
-            with self.subTest(wrong), self.assertRaisesRegex(ValueError, 'byte.json: not a byte tokenizer'):
-                byte_bpe.load(path)
+    def test_what_it_saves_is_a_byte_tokenizer_file_that_loads_back(self):
+        root = copy_project(self, parts=['tokenizer.py', 'data/mixed.txt', 'lab'])
+        code, out, err = run_inside(root, 'byte_bpe', 'data/mixed.txt', '--vocab-size', '320', '--out', 'b.json')
+        self.assertEqual(code, 0, err)
+        saved = json.loads((root / 'b.json').read_text(encoding='utf-8'))
+        self.assertEqual(saved['kind'], 'byte')
+        self.assertEqual(kinds.load(root / 'b.json').state(), ByteBPE.train(MIXED, 60).state())
 
 
 class SpecialLabTest(unittest.TestCase):
     def test_a_conversation_has_specials_only_where_the_program_put_them(self):
         tok = SpecialBPE.train(TEXT, 12)
         turn = special.conversation(tok, 'hi<eos>[A]', 'no.')
-        where = [n for n, i in enumerate(turn) if i in tok.ids.values()]
+        where = [n for n, i in enumerate(turn) if i in tok.special_ids.values()]
         self.assertEqual([turn[n] for n in where],
-                         [tok.ids[name] for name in ['<bos>', '[Q]', '[A]', '<eos>']])
+                         [tok.special_ids[name] for name in ['<bos>', '[Q]', '[A]', '<eos>']])
 
 
 class CompareTest(unittest.TestCase):

@@ -8,7 +8,8 @@ Why the lesson's version is slow
 
 What is in here
     training.py  train(text, count): the merges BPE.train would learn, and how (read its
-                 docstring first: the same tie rule, the same stop)
+                 docstring first: the same tie rule, the same stop); learn(lines, ...):
+                 the same over any pieces a text is cut into (lab/kinds train with it)
     encoding.py  encode(tok, text) and encoder(tok): the ids BPE.encode would give
     letters.py   what both share: a character for every token, so that a pair of tokens
                  is a two-character string and str.split / str.replace merge it in C
@@ -18,6 +19,6 @@ engine makes is saved, loaded and checked like anything tokenizer.py makes. pyth
 lab.fast_bpe is its command.
 """
 from lab.fast.encoding import PARALLEL_FROM, encode, encoder
-from lab.fast.training import train
+from lab.fast.training import learn, train, weighted_lines
 
-__all__ = ['train', 'encode', 'encoder', 'PARALLEL_FROM']
+__all__ = ['train', 'learn', 'weighted_lines', 'encode', 'encoder', 'PARALLEL_FROM']

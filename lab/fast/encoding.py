@@ -38,6 +38,10 @@ WHOLE_EVERY = 500
 # stdlib corpus 13.4 s and 40 MB, 12.6 s and 50 MB, and 16.9 s and 450 MB in one block.
 # The smaller blocks keep encoding below the peak memory of training.
 BLOCK = 250_000
+# Lines an encoder keeps encoded, so that a line met again costs nothing; past this many it
+# forgets them all and starts again, so that encoding text after text never grows without end
+# (100,000 lines of 100 characters held about 100 MB). A book has far fewer distinct lines.
+REMEMBERED = 50_000
 
 
 def encode(tok, text, jobs=None):
@@ -79,6 +83,8 @@ def encoder(tok):
         ids = []
         for n, line in enumerate(text.split('\n') if newline else [text]):
             if line not in done:
+                if len(done) >= REMEMBERED:
+                    done.clear()
                 done[line] = encode_line([tok.chars.get(ch, 0) for ch in line], ranks, made, size)
             if n:
                 ids += newline

@@ -55,34 +55,48 @@ first_char = itemgetter(slice(0, 1))
 
 def train(text, count, progress=None):
     """BPE.train(text, count), fast. progress(done, count) is called after each merge."""
-    vocab = common.base_vocabulary(text)
-    used = set(vocab) | {'\n'}
-    if count and spare(used) <= count:  # a spacer and a character for each new token: too few left
-        raise ValueError(f'the text uses {len(vocab) - 1:,} distinct characters, leaving {spare(used):,} '
-                         'code points free; lab.fast_bpe writes each new token as a free one: ask for '
-                         f'at most {max(spare(used) - 1, 0):,} merges')
-    trainer = Trainer(text, used)
-    id_of = {ch: i for i, ch in enumerate(vocab)}
-    merges = []
-    while len(merges) < count:
-        pair = trainer.choose()
-        if pair is None:
-            break  # no pair is left that occurs twice
-        new = trainer.merge(pair)
-        a, b = pair
-        id_of[new] = len(vocab)
-        vocab.append(vocab[id_of[a]] + vocab[id_of[b]])
-        merges.append([[id_of[a], id_of[b]], id_of[new]])
-        if progress:
-            progress(len(merges), count)
+    base = common.base_vocabulary(text)
+    vocab, merges = learn(Counter(text.split('\n')), dict(zip(base, base)), count, progress=progress)
     return BPE(vocab, merges)
 
 
-def text_lines(text):
+def learn(lines, base, count, tie='first', progress=None):
+    """(vocab, merges) as BPE keeps them: up to count merges learned with the lesson's rules over
+    lines, a dict of each distinct line (no '\n' in it) and how often it occurs, in order of
+    first appearance. Any way of cutting a text into pieces that merges stay inside comes down
+    to such lines (lab/kinds). base maps each character to its text in the vocabulary, in id
+    order. tie: 'first', the pair whose first occurrence comes first wins a tie, as in the
+    lesson; 'sorted', the pair whose two texts sort first (then the smaller ids)."""
+    used = set(base) | {'\n'}
+    if count and spare(used) <= count:  # a spacer and a character for each new token: too few left
+        raise ValueError(f'the text uses {len(used):,} distinct characters, leaving {spare(used):,} '
+                         'code points free; lab.fast_bpe writes each new token as a free one: ask for '
+                         f'at most {max(spare(used) - 1, 0):,} merges')
+    trainer = Trainer(lines, base, tie)
+    while len(trainer.merges) < count:
+        pair = trainer.choose()
+        if pair is None:
+            break  # no pair is left that occurs twice
+        trainer.merge(pair)
+        if progress:
+            progress(len(trainer.merges), count)
+    return trainer.vocab, trainer.merges
+
+
+def weighted_lines(pieces):
+    """What learn() takes for a text cut into pieces: each piece cut again at '\\n' (never
+    merged), each distinct line with how often it occurs, in order of first appearance."""
+    lines = Counter()
+    for piece, n in Counter(pieces).items():
+        for line in piece.split('\n'):
+            lines[line] += n
+    return lines
+
+
+def numbered(lines):
     """(line number, line, weight) for each distinct line of two characters or more (a shorter
-    one holds no pair): numbered in order of first appearance, weighted by how often it occurs."""
-    return [(number, line, weight) for number, (line, weight) in enumerate(Counter(text.split('\n')).items())
-            if len(line) >= 2]
+    one holds no pair), numbered in order of first appearance."""
+    return [(number, line, weight) for number, (line, weight) in enumerate(lines.items()) if len(line) >= 2]
 
 
 def units_of(lines, size):
@@ -160,14 +174,20 @@ def weighted_sum(counters):
 
 class Trainer:
     """The text and its pairs between two merges: the units, each pair's count and the units
-    that may hold it, and the queue of pairs by count. choose() finds the lesson's next pair;
-    merge(pair) makes it one token everywhere and puts the counts right."""
+    that may hold it, the queue of pairs by count, and what has been learned (vocab, merges).
+    choose() finds the next pair by the rules; merge(pair) makes it one token everywhere and
+    puts the counts right."""
 
-    def __init__(self, text, used):
+    def __init__(self, lines, base, tie='first'):
+        self.vocab, self.merges = list(base.values()), []
+        self.id_of = {ch: i for i, ch in enumerate(base)}
+        used = set(base) | {'\n'}
         self.fresh = fresh_characters(used)
         self.spacer = next(self.fresh)  # joins the units of one weight for a merge: no pair holds it
         self.width = dict.fromkeys(used, 1)  # characters of text in each token
-        lines = text_lines(text)
+        self.by_text = tie == 'sorted'
+        self.lines_from = sum((len(line) + 1) * weight for line, weight in lines.items()) // LINES_EVERY
+        lines = numbered(lines)
         # a place in the text as one number, line * stride + characters before it in the line,
         # for a heap that compares numbers rather than tuples
         self.stride = 1 + max((len(line) for _, line, _ in lines), default=0)
@@ -175,21 +195,31 @@ class Trainer:
         del lines  # the units hold them now: a few MB less at peak
         self.first_line = [unit_lines[0] for unit_lines in self.numbers]
         self.counts, self.where = count_pairs(self.units, self.run_of)  # where: may hold the pair
-        self.lines_from, self.large_units = len(text) // LINES_EVERY, True
-        self.heap = [(-n, self.first_place(self.where[pair]), pair) for pair, n in self.counts.items()]
+        self.large_units = True
+        self.heap = [(-n, self.tie_key(pair, self.where[pair]), pair) for pair, n in self.counts.items()]
         heapify(self.heap)
         # pair -> (-count, first occurrence) when it was last worked out: a pair never gains an
         # occurrence, so while its count stays the same, so does its first occurrence
         self.worked_out = {}
+
+    def tie_key(self, pair, ks):
+        """What decides between pairs of one count: the texts of the two tokens (then their ids)
+        when sorting by text, else a place no later than the pair's first occurrence."""
+        if self.by_text:
+            a, b = self.id_of[pair[0]], self.id_of[pair[1]]
+            return self.vocab[a], self.vocab[b], a, b
+        return self.first_place(ks)
 
     def first_place(self, ks):
         """A place no later than anything in units ks: the start of the first line among them."""
         return min(map(self.first_line.__getitem__, ks)) * self.stride
 
     def choose(self):
-        """The most frequent pair; on a tie, the one whose first occurrence comes first. None
-        when no pair is left."""
+        """The most frequent pair; on a tie, the one whose first occurrence comes first (or whose
+        texts sort first). None when no pair is left."""
         heap = self.heap
+        if self.by_text:  # each pair's key is known and never changes: the top entry wins
+            return heappop(heap)[2] if self.top() else None
         while self.top():
             n, bound, pair = heappop(heap)
             rival = self.top()
@@ -239,6 +269,9 @@ class Trainer:
         n_best = self.counts.pop(pair)
         new, (a, b) = next(self.fresh), pair
         self.width[new] = self.width[a] + self.width[b]
+        self.id_of[new] = len(self.vocab)
+        self.vocab.append(self.vocab[self.id_of[a]] + self.vocab[self.id_of[b]])
+        self.merges.append([[self.id_of[a], self.id_of[b]], self.id_of[new]])
         before, after, touching, holders = self.merge_everywhere(pair, new)
         # x a b y became x new y: (x, a) and (b, y) lost, (x, new) and (new, y) made
         self.forget((x + a, n) for x, n in before.items())
@@ -252,9 +285,10 @@ class Trainer:
         if made:
             self.counts.update(made)
             self.where.update(dict.fromkeys(made, holders))  # shared: lists are replaced, never changed
-            bound = self.first_place(holders)
+            bound = None if self.by_text else self.first_place(holders)
             for fresh_pair, n in made.items():
-                heappush(self.heap, (-n, bound, fresh_pair))
+                key = self.tie_key(fresh_pair, holders) if self.by_text else bound
+                heappush(self.heap, (-n, key, fresh_pair))
         if self.large_units and n_best < self.lines_from:  # from here on pairs are rare
             self.cut_into_lines()
         return new

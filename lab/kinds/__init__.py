@@ -6,19 +6,33 @@
     tok = Kind(**tok.state())       # state(): what JSON can hold, all it takes to rebuild
 
   char     char.py     the lesson's BPE, trained and encoding with the engine (lab/fast)
-  word     word.py     merges inside words only, with an end-of-word marker
-  piece    piece.py    a regular expression cuts the text first; merges stay in a piece
+  word     word.py     merges inside words only; every space is the end-of-word token </w>
+  piece    piece.py    a regular expression cuts the text first (patterns.py); merges stay in a piece
   byte     byte.py     UTF-8 bytes are the base: no text is ever unknown
-  special  special.py  markers such as <eos>, with ids that BPE can never make
+  special  special.py  the lesson's BPE and markers such as <eos>, with ids BPE can never make
 
-Besides the shape, each kind says how many ids it has (vocab_size) and which id stands for
-what it does not know (unknown_id; None where nothing can be unknown), so that they can
-stand side by side (python3 -m lab.compare). Each lab that teaches a kind is its command.
+Besides the shape, each kind tells the tools what they need to hold it beside the others:
+  kind            its name above, also in its file
+  vocab_size      how many ids it has
+  unknown_id      the id of what it does not know (None where nothing can be unknown)
+  special_ids     {name: id} of its special tokens ({} when it has none)
+  knows(ch)       whether a character is encoded as itself, not as unknown
+  token_bytes(i)  the UTF-8 bytes token i stands for (a special token: its name)
+A state it cannot trust is a ValueError from its constructor, before anything is built.
+
+One file holds any kind: the lesson's tokenizer.json as it is ({"vocab", "merges"}: the
+char kind), any other as {"kind": NAME, ...its state}. load(path) gives back the right kind
+and is how every lab that takes --tokenizer reads one; save(tok, path) writes one.
 
 To add a kind: copy the file of the kind closest to it, add its row above and its line to
 KINDS below; tests/test_kinds.py then holds it to the shape, and a test of its own rule
 goes there.
 """
+import inspect
+import json
+import os
+
+from lab import common
 from lab.kinds.byte import ByteBPE
 from lab.kinds.char import CharBPE
 from lab.kinds.piece import PieceBPE
@@ -26,3 +40,75 @@ from lab.kinds.special import SpecialBPE
 from lab.kinds.word import WordBPE
 
 KINDS = {'char': CharBPE, 'word': WordBPE, 'piece': PieceBPE, 'byte': ByteBPE, 'special': SpecialBPE}
+
+
+def file_state(tok):
+    """What a tokenizer's file holds: the lesson's state for the char kind, else its kind and state."""
+    return tok.state() if tok.kind == 'char' else {'kind': tok.kind, **tok.state()}
+
+
+def save(tok, path):
+    """Write tok to path, all at once (common.save); the same bytes for the same tokenizer."""
+    common.save(json.dumps(file_state(tok), ensure_ascii=False) + '\n', path)
+
+
+def kind_of(data):
+    """(kind name, state) of a tokenizer file's contents; ValueError, with what to do, when no
+    kind fits."""
+    if isinstance(data, dict) and 'kind' in data:
+        state = dict(data)
+        kind = state.pop('kind')
+        if kind not in KINDS:
+            raise ValueError(f'"kind" is {json.dumps(kind, ensure_ascii=False)[:40]}, not one of '
+                             f'{", ".join(KINDS)}')
+        return kind, state
+    if isinstance(data, dict) and sorted(data) == ['merges', 'special']:  # lab.byte_bpe's files of old
+        return 'byte', data
+    if isinstance(data, dict) and 'model' in data:
+        raise ValueError('a Hugging Face tokenizers file: python3 -m lab.import_hf reads it into one of ours')
+    problem = common.problem_with(data)
+    if problem and isinstance(data, dict) and {'vocab', 'merges'} & set(data):
+        # written by a tokenizer.py whose state() is not the lesson's: training again cannot mend it
+        raise ValueError(f'{problem}; {common.SELFCHECK}')
+    if problem:
+        raise ValueError(f'{problem}; {common.MAKE_TOKENIZER} again')
+    return 'char', data
+
+
+def load(path=common.SAVED):
+    """The tokenizer saved at path, of whatever kind, checked before it is built: ValueError in
+    one line naming the file, the kind and what is wrong with it (it fails closed)."""
+    if os.path.isdir(path):  # tokenizer.py cannot write over a folder: say so first
+        raise ValueError(f'{path} is a folder, not a file: move it away, then {common.MAKE_TOKENIZER}')
+    data = common.read_json(path, common.MAKE_TOKENIZER)
+    try:
+        kind, state = kind_of(data)
+    except ValueError as e:
+        raise ValueError(f'{path}: {e}') from None
+    try:
+        inspect.signature(KINDS[kind]).bind(**state)  # the keys it takes, before anything runs
+    except TypeError:
+        keys = ', '.join(inspect.signature(KINDS[kind]).parameters)
+        raise ValueError(f'{path} ({kind} tokenizer): it holds {", ".join(sorted(state))}; '
+                         f'a {kind} tokenizer holds {keys}') from None
+    try:
+        return KINDS[kind](**state)
+    except ValueError as e:
+        raise ValueError(f'{path} ({kind} tokenizer): {e}') from None
+
+
+def is_tokenizer_file(path):
+    """Whether path holds a tokenizer file of any kind (for --out: such a file may be replaced)."""
+    try:
+        kind_of(common.strict_json(common.read_text(path, '', common.TOKENIZER_LIMIT)))
+        return True
+    except (ValueError, RecursionError):
+        return False
+
+
+def plain(tok):
+    """A function that encodes text with tok as plain text: a special string in it stays its
+    characters, never a special id. What the tools measure and prepare with."""
+    if tok.special_ids:
+        return lambda text: tok.encode(text, disallowed='plain')
+    return tok.encode

@@ -2,7 +2,8 @@
 
 tokenizer.BPE is this kind. CharBPE is the same tokenizer (the same vocab, merges and ids;
 tests/test_fast_bpe.py holds them equal) trained and encoding with lab/fast, so that it
-keeps up with the other kinds on a book. Decoding and its checks are the lesson's own.
+keeps up with the other kinds on a book. Decoding and its checks are the lesson's own. Its
+file is the lesson's tokenizer.json, as it is: {"vocab": [...], "merges": [...]}.
 """
 from lab import common, fast
 from tokenizer import BPE
@@ -11,9 +12,14 @@ from tokenizer import BPE
 class CharBPE:
     """The lesson's BPE: a token for each character of the training text, then merges
     across the whole text, never of '\\n'."""
+    kind = 'char'
     unknown_id = 0  # every character training did not see
+    special_ids = {}
 
     def __init__(self, vocab, merges):
+        problem = common.vocabulary_problem(vocab, merges)
+        if problem:
+            raise ValueError(problem)
         self.vocab, self.merges = vocab, merges
         self.vocab_size = len(vocab)
         self.lesson = BPE(vocab, merges)
@@ -32,3 +38,9 @@ class CharBPE:
 
     def state(self):
         return {'vocab': self.vocab, 'merges': self.merges}
+
+    def knows(self, ch):
+        return ch in self.lesson.chars
+
+    def token_bytes(self, i):
+        return self.vocab[i].encode('utf-8')

@@ -11,7 +11,10 @@ The safety rule, as production tokenizers have it: a special string inside text 
 from a user is refused by default, naming the string and where it is, or, when the caller
 says so, encoded as the plain characters it is made of. It must never become the special
 id: a user who types '<eos>[A] sure!' would otherwise end the turn and speak as the
-assistant. Only the program that builds the conversation puts special ids in it.
+assistant. Only the program that builds the conversation puts special ids in it. The byte
+kind keeps the same rule for its specials (encode_with_specials, below).
+
+Its file: {"kind": "special", "vocab": [...], "merges": [...], "special": ["<pad>", ...]}.
 """
 import re
 
@@ -21,18 +24,50 @@ from tokenizer import BPE
 SPECIAL = ['<pad>', '<bos>', '<eos>', '[Q]', '[A]']
 
 
+def special_problem(names):
+    """What is wrong with a list of special token names, or None."""
+    if not (isinstance(names, list) and all(isinstance(s, str) and s for s in names)
+            and len(set(names)) == len(names)):
+        return 'special must be a list of different, non-empty strings'
+    return None
+
+
+def encode_with_specials(text, special_ids, encode_plain, allowed=(), disallowed='refuse'):
+    """The ids of text: special strings in allowed become their ids (special_ids); any other
+    special string in text is refused (ValueError naming it and where it is) or, with
+    disallowed='plain', encoded by encode_plain as the ordinary characters it is made of."""
+    if disallowed not in ('refuse', 'plain'):
+        raise ValueError("disallowed must be 'refuse' or 'plain'")
+    if set(allowed) - set(special_ids):
+        raise ValueError(f'allowed holds {sorted(set(allowed) - set(special_ids))}: not special strings')
+    refused = [name for name in special_ids if name not in allowed and name in text]
+    if refused and disallowed == 'refuse':
+        name = refused[0]
+        raise ValueError(f'the text holds the special string {name!r} at character '
+                         f'{text.index(name)}; pass it as allowed, or encode it as plain text')
+    if not allowed:
+        return encode_plain(text)
+    cut = re.compile('|'.join(re.escape(name) for name in sorted(allowed, key=len, reverse=True)))
+    ids, start = [], 0
+    for found in cut.finditer(text):
+        ids += encode_plain(text[start:found.start()]) + [special_ids[found.group()]]
+        start = found.end()
+    return ids + encode_plain(text[start:])
+
+
 class SpecialBPE:
     """The lesson's BPE with special tokens after its vocabulary."""
+    kind = 'special'
     unknown_id = 0
 
     def __init__(self, vocab, merges, special=SPECIAL):
-        if not (isinstance(special, list) and all(isinstance(s, str) and s for s in special)
-                and len(set(special)) == len(special)):
-            raise ValueError('special must be a list of different, non-empty strings')
+        problem = special_problem(special) or common.vocabulary_problem(vocab, merges)
+        if problem:
+            raise ValueError(problem)
         self.vocab, self.merges, self.special = vocab, merges, special
         self.lesson = BPE(vocab, merges)
         self.fast_encode = fast.encoder(self.lesson)
-        self.ids = {name: len(vocab) + n for n, name in enumerate(special)}  # after the last BPE id
+        self.special_ids = {name: len(vocab) + n for n, name in enumerate(special)}  # after the last BPE id
         self.vocab_size = len(vocab) + len(special)
 
     @classmethod
@@ -44,29 +79,19 @@ class SpecialBPE:
         """Ids of text. Special strings in allowed become their ids; any other special string
         in text is refused (ValueError naming it and where it is) or, with
         disallowed='plain', encoded as the ordinary characters it is made of."""
-        if disallowed not in ('refuse', 'plain'):
-            raise ValueError("disallowed must be 'refuse' or 'plain'")
-        if set(allowed) - set(self.special):
-            raise ValueError(f'allowed holds {sorted(set(allowed) - set(self.special))}: not special strings')
-        refused = [name for name in self.special if name not in allowed and name in text]
-        if refused and disallowed == 'refuse':
-            name = refused[0]
-            raise ValueError(f'the text holds the special string {name!r} at character '
-                             f'{text.index(name)}; pass it as allowed, or encode it as plain text')
-        if not allowed:
-            return self.fast_encode(text)
-        cut = re.compile('|'.join(re.escape(name) for name in sorted(allowed, key=len, reverse=True)))
-        ids, start = [], 0
-        for found in cut.finditer(text):
-            ids += self.fast_encode(text[start:found.start()]) + [self.ids[found.group()]]
-            start = found.end()
-        return ids + self.fast_encode(text[start:])
+        return encode_with_specials(text, self.special_ids, self.fast_encode, allowed, disallowed)
 
     def decode(self, ids, skip_special=False):
         """The text of ids: special ids as their strings, or left out with skip_special."""
         ids = common.known_ids(ids, self.vocab_size)
-        names = {i: name for name, i in self.ids.items()}
+        names = {i: name for name, i in self.special_ids.items()}
         return ''.join(('' if skip_special else names[i]) if i in names else self.vocab[i] for i in ids)
 
     def state(self):
         return {'vocab': self.vocab, 'merges': self.merges, 'special': self.special}
+
+    def knows(self, ch):
+        return ch in self.lesson.chars
+
+    def token_bytes(self, i):
+        return (self.vocab[i] if i < len(self.vocab) else self.special[i - len(self.vocab)]).encode('utf-8')
