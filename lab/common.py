@@ -198,7 +198,8 @@ def vocabulary_problem(vocab, merges, head=(UNKNOWN,), never_made=newline_merged
         return '"vocab" must be a non-empty list of non-empty strings'
     bad = next((i for i, piece in enumerate(head) if vocab[i:i + 1] != [piece]), None)
     if bad is not None:
-        return f'vocab[{bad}] must be {json.dumps(head[bad])}, not {json.dumps(vocab[bad:bad + 1])[1:-1] or "missing"}'
+        found = json.dumps(vocab[bad:bad + 1], ensure_ascii=False)[1:-1] or 'missing'
+        return f'vocab[{bad}] must be {json.dumps(head[bad])}, not {found}'
     bad = next((i for i, p in enumerate(vocab) if SURROGATE.search(p)), None)
     if bad is not None:
         return f'vocab[{bad}] holds a lone surrogate ({vocab[bad]!r}), which no UTF-8 text has'
@@ -216,7 +217,8 @@ def vocabulary_problem(vocab, merges, head=(UNKNOWN,), never_made=newline_merged
     if not all(len(p) == 1 for p in base) or base != sorted(set(base)):
         return f'vocab[{len(head)}:{first}] must be distinct single characters in code point order'
     if UNKNOWN in base:  # encode would give its id for '\ufffd' and 0 for every other unknown character
-        return f'vocab[{base.index(UNKNOWN) + len(head)}] is "\\ufffd" again: the unknown character is id 0 alone'
+        at = base.index(UNKNOWN) + len(head)
+        return f'vocab[{at}] is "\\ufffd" again: the unknown character is id 0 alone'
     for n, m in enumerate(merges):
         new = first + n
         (a, b), made = m

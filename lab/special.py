@@ -68,7 +68,8 @@ def main():
     except ValueError as e:
         print(wrapped(f'refused: {shown(str(e))}'))
     plain = tok.encode(args.text, disallowed='plain')
-    print(f'  as plain text: {len(plain)} ids, {sum(i in tok.special_ids.values() for i in plain)} of them special')
+    specials = sum(i in tok.special_ids.values() for i in plain)
+    print(f'  as plain text: {len(plain)} ids, {specials} of them special')
 
     print('\na chat program puts the specials in; what the user typed stays text:')
     turn = conversation(tok, args.text, 'no.')

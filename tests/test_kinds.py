@@ -134,8 +134,8 @@ class FileTest(unittest.TestCase):
 
     def test_a_bad_file_is_one_line_naming_the_file_the_kind_and_the_problem(self):
         word = kinds.file_state(WordBPE.train(TEXT, 5))
-        for data, said in [({**word, 'merges': [[[1, 2], 99]]}, '(word tokenizer): the last merge makes id 99'),
-                           ({**word, 'pattern': 'gpt2'}, 'holds merges, pattern, vocab; a word tokenizer holds'),
+        for data, said in [({**word, 'merges': [[[1, 2], 99]]}, 'tokenizer): the last merge makes id 99'),
+                           ({**word, 'pattern': 'gpt2'}, 'holds merges, pattern, vocab; a word tokenizer'),
                            ({'kind': 'bytes', 'merges': []}, '"kind" is "bytes", not one of char'),
                            ({'version': '1.0', 'model': {}}, 'python3 -m lab.import_hf'),
                            ({'vocab': ['\ufffd']}, 'python3 -m lab.selfcheck')]:
@@ -198,7 +198,7 @@ class NoTokenCrossesAPieceTest(unittest.TestCase):
         self.assertLessEqual(piece_ends, ends)
 
     def test_words_and_every_pattern(self):
-        tokenizers = [WordBPE.train(MIXED, 200)] + [PieceBPE.train(MIXED, 200, name) for name in PIECE_PATTERNS]
+        tokenizers = [WordBPE.train(MIXED, 200)] + [PieceBPE.train(MIXED, 200, p) for p in PIECE_PATTERNS]
         for tok in tokenizers:
             for text in [MIXED, TEXT, '한국어 토크나이저는 12345 https://example.com/a?b=1 x_y+=2;']:
                 with self.subTest(tok.state().get('pattern', 'word'), text=text[:20]):
@@ -251,7 +251,8 @@ class WordTest(unittest.TestCase):
 def word_symbols(text, vocab):
     """The word kind's cut, each word as the ids of its characters (a space is END, id 1)."""
     index = {piece: i for i, piece in enumerate(vocab)}
-    return [tuple(1 if ch == ' ' else index.get(ch, 0) for ch in word) for word in compiled('word').findall(text)]
+    cut = compiled('word').findall(text)
+    return [tuple(1 if ch == ' ' else index.get(ch, 0) for ch in word) for word in cut]
 
 
 def recounted(text, count):

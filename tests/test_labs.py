@@ -9,8 +9,8 @@ import unittest
 from pathlib import Path
 from unittest import mock
 
-from lab import (audit, common, compare, compression, fast, kinds, merge_order, normalize, prepare, show, special,
-                 vocab_curve)
+from lab import (audit, common, compare, compression, fast, kinds, merge_order, normalize, prepare, show,
+                 special, vocab_curve)
 from lab.kinds import KINDS, ByteBPE, SpecialBPE
 from tests.project import MIXED, ROOT, TAKES, TEXT, copy_project, run
 from tests.test_toolkit import run_inside
@@ -336,7 +336,8 @@ class SpeedFilesTest(unittest.TestCase):
 class ByteBpeLabTest(unittest.TestCase):
     def test_what_it_saves_is_a_byte_tokenizer_file_that_loads_back(self):
         root = copy_project(self, parts=['tokenizer.py', 'data/mixed.txt', 'lab'])
-        code, out, err = run_inside(root, 'byte_bpe', 'data/mixed.txt', '--vocab-size', '320', '--out', 'b.json')
+        code, out, err = run_inside(root, 'byte_bpe', 'data/mixed.txt', '--vocab-size', '320',
+                                    '--out', 'b.json')
         self.assertEqual(code, 0, err)
         saved = json.loads((root / 'b.json').read_text(encoding='utf-8'))
         self.assertEqual(saved['kind'], 'byte')

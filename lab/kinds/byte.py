@@ -138,9 +138,11 @@ def layout_problem(special, byte_ids, merges, pattern):
     """What is wrong with a byte tokenizer's layout, or None: each id from 0 up used once, by a
     special, a byte or a merge; merges make their ids in increasing order, each of two ids that
     are bytes or made before it; and all its tokens spell at most MOST_BYTES bytes."""
-    if not (isinstance(special, dict) and special_names_ok(list(special)) and all(map(is_id, special.values()))):
+    if not (isinstance(special, dict) and special_names_ok(list(special))
+            and all(map(is_id, special.values()))):
         return 'special must map different names to whole numbers >= 0'
-    if not (isinstance(byte_ids, list) and len(byte_ids) == 256 and all(i is None or is_id(i) for i in byte_ids)):
+    if not (isinstance(byte_ids, list) and len(byte_ids) == 256
+            and all(i is None or is_id(i) for i in byte_ids)):
         return 'byte_ids must be a list of 256 ids (or null for a byte without one)'
     if pattern is not None and pattern_problem(pattern):
         return pattern_problem(pattern)
@@ -153,7 +155,8 @@ def layout_problem(special, byte_ids, merges, pattern):
     before = -1
     for n, ((a, b), new) in enumerate(merges):
         if not (a in size and b in size and new > before):
-            return f'merges[{n}] joins ids {a} and {b} into {new}: not two bytes or earlier merges, into a new id'
+            return (f'merges[{n}] joins ids {a} and {b} into {new}: not two bytes or earlier merges, '
+                    'into a new id')
         size[new], before = size[a] + size[b], new
     if sum(size.values()) > MOST_BYTES:
         return f'its tokens would spell {sum(size.values()):,} bytes (at most {MOST_BYTES:,})'

@@ -38,7 +38,8 @@ class WordBPE:
             raise ValueError(problem)
         base = vocab[2:len(vocab) - len(merges)]
         if ' ' in base:
-            raise ValueError(f'vocab[{base.index(" ") + 2}] is a space, which is {END} (id 1) in a word tokenizer')
+            at = base.index(' ') + 2
+            raise ValueError(f'vocab[{at}] is a space, which is {END} (id 1) in a word tokenizer')
         self.vocab, self.merges = vocab, merges
         self.vocab_size = len(vocab)
         spoken = [common.UNKNOWN, ' '] + base  # END read as the space it is
