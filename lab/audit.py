@@ -1,48 +1,118 @@
-"""Audit a tokenizer on a corpus before a model trains with it: acceptance report.
+"""Audit a tokenizer on a corpus before a model trains with it; write its record.
 
-    python3 -m lab.audit [FILE] [--tokenizer PATH] [--max-unk RATE]
+    python3 -m lab.audit [FILE] [--tokenizer PATH] [--max-unk RATE] [--out MANIFEST]
+    python3 -m lab.audit --manifest MANIFEST [--tokenizer PATH]
 
-What it checks, line by line of FILE (default data/train.txt):
+What it checks, line by line of FILE (default data/train.txt), for a tokenizer of any
+kind (lab/kinds):
   - round trip: decode(encode(line)) gives the line back. A character the tokenizer
     never saw comes back as '\\ufffd'; that is counted as unknown, not as a failure.
     Anything else that differs is a failure, listed with its first differing position.
-  - unknown rate: the share of characters that became id 0, and which characters.
+  - unknown rate: the share of characters it does not know, and which ones. A byte-level
+    tokenizer knows every character; for it, the byte-fallback share instead: characters
+    not held whole by one token, spelled in bytes that mean nothing alone.
+  - special strings: text that spells a special token (<eos> in a README, say). It is
+    encoded as plain text, never as the special id; each is counted as a collision.
   - characters per token, and tokens per line at p50/p95/p99 and the longest line.
     Lines are counted as lab.compression counts them: every line, blank ones too,
     without its newline.
   - vocabulary rows never used, or used fewer than 3 times, on this corpus: rows the
     model pays for but can hardly learn.
-  - offsets: each token's (start, end) in the line gives back the token's text.
-  - fingerprint: sha256 of the tokenizer's canonical JSON. Store it with a model, and
-    the model can refuse a tokenizer that is not the one it was trained with.
+  - offsets: each token's (start, end) in the line's UTF-8 bytes gives back its bytes.
 It exits 1 when a gate fails: a round trip failure, an offsets failure, or an unknown
 rate above --max-unk (default 0.001, that is 0.1 %).
 
-Try next: python3 -m lab.audit data/mixed.txt; then train on it
-(python3 -m lab.fast_bpe data/mixed.txt --merges 300) and audit it again.
+--out MANIFEST then writes the release record, only when every gate passed: the sha256 of
+the tokenizer file, its kind and vocabulary size, a sha256 of what every id stands for,
+the special ids, the normalization policy and the end-of-document policy, and the
+audit's figures. Serving code keeps it beside the model and fails closed when the
+tokenizer no longer matches: --manifest MANIFEST checks PATH against it, one line and
+exit 1 at the first difference.
+
+Try next: python3 -m lab.audit data/mixed.txt; then train a byte-level tokenizer
+on it, audit that, write its record and check it against the record:
+    python3 -m lab.fast_bpe data/mixed.txt --kind byte --merges 100 --out b.json
+    python3 -m lab.audit data/mixed.txt --tokenizer b.json --out record.json
+    python3 -m lab.audit --manifest record.json --tokenizer b.json
 """
+import hashlib
+import json
 import sys
 from collections import Counter
+from pathlib import Path
 
 if not __package__:  # run as python3 lab/audit.py: then tokenizer cannot be imported
     sys.exit('run this lab from the project folder as: python3 -m lab.audit')
 
-from lab import common, fast
+from lab import common, kinds
 from lab.common import UNKNOWN, percentile, shown
 
 RARE = 3  # a row used fewer times than this is "rarely used"
 SHOWN = 12  # how many characters, rows or failures to list before "and N more"
+NORMALIZATION = 'none: text is encoded as given; NFC is checked by the audit, never applied'
+# What the record holds of the tokenizer, compared by --manifest in this order: what tells most
+# first, the file's own bytes last (the same tokenizer saved again with other spacing differs
+# only there, and is refused too: the record is of that file).
+RECORDED = ['kind', 'vocab_size', 'special_ids', 'end_of_document', 'id_to_token_sha256', 'normalization',
+            'tokenizer_sha256']
 
 
 def offsets_ok(tok, line, ids):
-    """Each token's (start, end) in line gives back its text, unknown characters as '\\ufffd'."""
-    start = 0
+    """Each token's (start, end) in the line's UTF-8 bytes gives back its bytes, unknown
+    characters as '\\ufffd'."""
+    data, start = known(tok, line).encode('utf-8'), 0
     for i in ids:
-        end = start + len(tok.vocab[i])
-        if ''.join(ch if ch in tok.chars else UNKNOWN for ch in line[start:end]) != tok.vocab[i]:
+        piece = tok.token_bytes(i)
+        if data[start:start + len(piece)] != piece:
             return False
-        start = end
-    return start == len(line)
+        start += len(piece)
+    return start == len(data)
+
+
+def known(tok, line):
+    """The line as the tokenizer can give it back: each character it does not know as '\\ufffd'."""
+    return ''.join(ch if tok.knows(ch) else UNKNOWN for ch in line)
+
+
+def split_characters(tok, line, ids):
+    """How many characters of line are not held whole by one token (byte fallback)."""
+    ends, at = set(), 0
+    for i in ids:
+        at += len(tok.token_bytes(i))
+        ends.add(at)
+    split, start = 0, 0
+    for ch in line:
+        size = len(ch.encode('utf-8'))
+        split += size > 1 and any(start + k in ends for k in range(1, size))
+        start += size
+    return split
+
+
+def audit(tok, text):
+    """Every figure of the report, as a dict."""
+    encode = kinds.plain(tok)
+    lines = common.lines_of(text)
+    report = common.count_lines(tok, encode, lines)
+    used, failures, offsets_bad, split = Counter(), [], 0, 0
+    for n, line in enumerate(lines, 1):
+        ids = encode(line)
+        used.update(ids)
+        back, want = tok.decode(ids), known(tok, line)
+        if back != want:
+            failures.append((n, common.first_difference(back, want)))
+        offsets_bad += not offsets_ok(tok, line, ids)
+        split += split_characters(tok, line, ids) if tok.unknown_id is None else 0
+    end = kinds.document_end(tok)
+    if end and end[1] == '\\n':
+        used[end[0]] += text.count('\n')
+    specials = set(tok.special_ids.values())
+    report.update(unknown_rate=sum(report['unknown'].values()) / max(report['chars'], 1),
+                  fallback_rate=split / max(report['chars'], 1) if tok.unknown_id is None else None,
+                  collisions=Counter({name: text.count(name) for name in tok.special_ids if name in text}),
+                  failures=failures, offsets_bad=offsets_bad,
+                  never=[i for i in range(tok.vocab_size) if not used[i] and i not in specials],
+                  rare=[i for i in range(tok.vocab_size) if 0 < used[i] < RARE])
+    return report
 
 
 def row(label, value):
@@ -52,7 +122,7 @@ def row(label, value):
 
 def listed(items, start=0, columns=80 - 13):
     """Up to SHOWN items, escaped and wrapped to fit after the label column."""
-    items = [shown(item) for item in items]
+    items = [common.clip(shown(item), columns) for item in items]
     if not items:
         return 'none'
     words = items[:SHOWN] + ([f'and {len(items) - SHOWN} more'] if len(items) > SHOWN else [])
@@ -66,57 +136,13 @@ def listed(items, start=0, columns=80 - 13):
     return '\n'.join(' '.join(line) for line in lines)
 
 
-def audit(tok, text):
-    """Every figure of the report, as a dict."""
-    encode = fast.encoder(tok)
-    lines = common.lines_of(text)
-    report = common.count_lines(tok, encode, lines)
-    used, failures, offsets_bad = Counter(), [], 0
-    for n, line in enumerate(lines, 1):
-        ids = encode(line)
-        used.update(ids)
-        known = ''.join(ch if ch in tok.chars else UNKNOWN for ch in line)
-        back = tok.decode(ids)
-        if back != known:
-            failures.append((n, common.first_difference(back, known)))
-        offsets_bad += not offsets_ok(tok, line, ids)
-    newline = tok.chars.get('\n')
-    if newline is not None:
-        used[newline] += text.count('\n')
-    report.update(unknown_rate=sum(report['unknown'].values()) / max(report['chars'], 1),
-                  failures=failures, offsets_bad=offsets_bad,
-                  never=[i for i in range(len(tok.vocab)) if not used[i]],
-                  rare=[i for i in range(len(tok.vocab)) if 0 < used[i] < RARE])
-    return report
-
-
-def main():
-    parser = common.parser(__doc__)
-    common.add_file(parser, 'the corpus to audit on')
-    common.add_tokenizer(parser, 'a saved tokenizer')
-    parser.add_argument('--max-unk', type=float, default=0.001, metavar='RATE',
-                        help='the highest unknown rate that passes (default: 0.001, that is 0.1 %%)')
-    args = parser.parse_args()
-    if not 0 <= args.max_unk <= 1:
-        parser.error('--max-unk is a rate from 0 to 1, e.g. 0.001 for 0.1 %')
-    tok = common.load_tokenizer(args.tokenizer)
-    r = audit(tok, common.read_text(args.file))
-    print(f'audit of {shown(args.tokenizer.name)} on {shown(args.file.name)}\n')
-    gates = show(tok, r, args.max_unk)
-    print()
-    if not all(gates.values()):
-        raise ValueError(f'FAILED ({", ".join(name for name, ok in gates.items() if not ok)})')
-    print('result: OK')
-
-
 def show(tok, r, max_unk):
     """Print the report of audit() as rows; {gate: whether it passed}."""
     gates = {'round trip': not r['failures'], 'offsets': not r['offsets_bad'],
              'unknown rate': r['unknown_rate'] <= max_unk}
     row('fingerprint', "sha256 of the tokenizer's canonical JSON:")
-    row('', common.fingerprint(tok))
-    row('vocabulary', f'{len(tok.vocab)} tokens ({len(tok.vocab) - len(tok.merges) - 1} characters, '
-                      f'{len(tok.merges)} merges)')
+    row('', kinds.fingerprint(tok))
+    row('vocabulary', f'a {tok.kind} tokenizer, {kinds.describe(tok)}')
     row('corpus', f"{r['lines']:,} lines, {r['chars']:,} characters (newlines not counted)")
     row('tokens', f"{r['tokens']:,}, {r['chars'] / max(r['tokens'], 1):.2f} characters per token")
     row('tokens/line', '  '.join(f'p{p} {percentile(r["per_line"], p)}' for p in (50, 95, 99))
@@ -125,16 +151,108 @@ def show(tok, r, max_unk):
                       f"{'OK' if gates['round trip'] else 'FAILED'}")
     for n, at in r['failures'][:SHOWN]:
         row('', f'  line {n}: first difference at character {at}')
-    row('offsets', 'OK (every token maps back to its text)' if gates['offsets']
+    row('offsets', 'OK (every token maps back to its bytes)' if gates['offsets']
         else f"FAILED ({r['offsets_bad']} lines have a token whose (start, end) does not)")
     row('unknown', f"{sum(r['unknown'].values()):,} characters, {r['unknown_rate']:.3%} "
                    f"(gate {max_unk:.3%}) {'OK' if gates['unknown rate'] else 'FAILED'}")
     if r['unknown']:
         row('', listed(f'{ch!r}×{n}' for ch, n in r['unknown'].most_common()))
+    if r['fallback_rate'] is not None:
+        row('fallback', f"{r['fallback_rate']:.2%} of the characters split across byte tokens")
+    if tok.special_ids:
+        found = ' '.join(f'{name}×{n}' for name, n in r['collisions'].most_common())
+        row('collisions', f"{sum(r['collisions'].values()):,} special strings in the text, kept as text"
+            + (f': {found}' if found else ''))
     for label, ids in [('never used', r['never']), (f'used < {RARE}', r['rare'])]:
         head = f'{len(ids)} rows: '
-        row(label, head + listed((repr(tok.vocab[i]) for i in ids), start=len(head)))
+        row(label, head + listed((repr(kinds.token_text(tok, i)) for i in ids), start=len(head)))
     return gates
+
+
+def identity(tok, path):
+    """What a release record holds of the tokenizer saved at path: what --manifest compares."""
+    end = kinds.document_end(tok)
+    return {'tokenizer_sha256': hashlib.sha256(common.read_bytes(path, common.MAKE_TOKENIZER)).hexdigest(),
+            'kind': tok.kind, 'vocab_size': tok.vocab_size,
+            'id_to_token_sha256': kinds.mapping_fingerprint(tok), 'special_ids': tok.special_ids,
+            'normalization': NORMALIZATION,
+            'end_of_document': {'token': end[1], 'id': end[0], 'bos': None} if end else None}
+
+
+def record(tok, path, corpus, text, r):
+    """The release record of a tokenizer that passed its audit: its identity, then what the
+    audit saw on the corpus."""
+    return {**identity(tok, path), 'audit': {
+        'corpus': str(corpus), 'corpus_sha256': hashlib.sha256(text.encode('utf-8')).hexdigest(),
+        'corpus_nfc': common.not_nfc(text) is None, 'lines': r['lines'], 'characters': r['chars'],
+        'tokens': r['tokens'], 'unknown_rate': r['unknown_rate'], 'byte_fallback_rate': r['fallback_rate'],
+        'collisions': dict(r['collisions']),
+        'tokens_per_line': {f'p{p}': percentile(r['per_line'], p) for p in (50, 95, 99)}}}
+
+
+def check_manifest(manifest, path):
+    """The tokenizer at path, compared with its release record: ValueError at the first difference."""
+    saved = common.read_json(manifest, 'write it with python3 -m lab.audit FILE --out MANIFEST', 2**20)
+    if not isinstance(saved, dict) or not set(RECORDED) <= set(saved):
+        raise ValueError(f'{manifest} is not a release record of lab.audit: write one with --out')
+    tok = kinds.load(path)
+    found = identity(tok, path)
+    for key in RECORDED:
+        if found[key] != saved[key]:
+            raise ValueError(f'{path} does not match {manifest}: {key} {brief(found[key])}, '
+                             f'recorded {brief(saved[key])}')
+    return tok, saved
+
+
+def brief(value):
+    """A value cut to a few words: enough to see what differs."""
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 16 else text[:12] + '...'
+
+
+def arguments():
+    parser = common.parser(__doc__)
+    common.add_file(parser, 'the corpus to audit on')
+    common.add_tokenizer(parser, 'a saved tokenizer, of any kind')
+    parser.add_argument('--max-unk', type=float, default=0.001, metavar='RATE',
+                        help='the highest unknown rate that passes (default: 0.001, that is 0.1 %%)')
+    common.add_out(parser, None, 'write the release record there when every gate passes',
+                   'a release record')
+    parser.add_argument('--manifest', type=Path, metavar='MANIFEST',
+                        help='check the tokenizer against this release record, and nothing else')
+    args = parser.parse_args()
+    if not 0 <= args.max_unk <= 1:
+        parser.error('--max-unk is a rate from 0 to 1, e.g. 0.001 for 0.1 %')
+    if args.manifest and args.out:
+        parser.error('--manifest checks a record and --out writes one: give one of them')
+    return args
+
+
+def main():
+    args = arguments()
+    if args.manifest:
+        tok, saved = check_manifest(args.manifest, args.tokenizer)
+        print(f'{shown(str(args.tokenizer))} matches {shown(str(args.manifest))}: a {tok.kind} tokenizer '
+              f'of {tok.vocab_size:,} ids')
+        print(f"  sha256 {saved['tokenizer_sha256'][:16]}..., ids {saved['id_to_token_sha256'][:16]}...")
+        return
+    if args.out:
+        common.check_output_path(args.out, 'release record', common.json_with(*RECORDED),
+                                 inputs=[args.file, args.tokenizer], force=args.force)
+    tok = kinds.load(args.tokenizer)
+    text = common.read_text(args.file)
+    r = audit(tok, text)
+    print(f'audit of {shown(args.tokenizer.name)} on {shown(args.file.name)}\n')
+    gates = show(tok, r, args.max_unk)
+    print()
+    if not all(gates.values()):
+        failed = ', '.join(name for name, ok in gates.items() if not ok)
+        raise ValueError(f'FAILED ({failed})' + ('; no record written' if args.out else ''))
+    print('result: OK')
+    if args.out:
+        common.save(json.dumps(record(tok, args.tokenizer, args.file, text, r), ensure_ascii=False, indent=2)
+                    + '\n', args.out)
+        print(f'release record: {shown(str(args.out))} (check with --manifest)')
 
 
 if __name__ == '__main__':

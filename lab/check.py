@@ -5,9 +5,10 @@
 A tokenizer.json travels between folders and people; it can be cut short, edited by
 hand or come from another program. BPE(**state) takes whatever it is given, and a
 damaged file then fails later with an IndexError or, worse, gives wrong ids quietly.
-Every lab loads a tokenizer through the same check, which refuses a file with the
-first problem it finds. This lab says whether PATH (default data/tokenizer.json) is
-sound.
+Every lab loads a tokenizer through the same check (lab.kinds.load), which refuses a
+file with the first problem it finds. This lab says whether PATH (default
+data/tokenizer.json) is sound, of whichever kind it is (lab/kinds: char, word, piece,
+byte, special), and what its ids are.
 
 Try next: copy data/tokenizer.json, change a piece in the copy by hand, and
 check the copy:
@@ -18,16 +19,16 @@ import sys
 if not __package__:  # run as python3 lab/check.py: then tokenizer cannot be imported
     sys.exit('run this lab from the project folder as: python3 -m lab.check')
 
-from lab import common
+from lab import common, kinds
 
 
 def main():
     parser = common.parser(__doc__)
     common.add_tokenizer(parser, 'the tokenizer to check')
     path = parser.parse_args().tokenizer
-    tok = common.load_tokenizer(path)
-    print(f'{common.shown(str(path))}: sound, {len(tok.vocab)} tokens '
-          f'({len(tok.vocab) - len(tok.merges) - 1} characters, {len(tok.merges)} merges)')
+    tok = kinds.load(path)
+    print(f'{common.shown(str(path))}: sound, a {tok.kind} tokenizer')
+    print(f'  {kinds.describe(tok)}')
 
 
 if __name__ == '__main__':

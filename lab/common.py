@@ -12,6 +12,7 @@ that they work with the tokenizer.py you typed. Everything else they need is her
 It is not a lab itself: there is nothing to run.
 """
 import argparse
+import difflib
 import hashlib
 import json
 import math
@@ -240,19 +241,14 @@ def is_merge(m):
 
 
 def load_tokenizer(path=SAVED):
-    """A BPE rebuilt from a saved tokenizer.json; ValueError names the file and its first problem."""
+    """The lesson's BPE rebuilt from a saved tokenizer.json, for the labs whose idea is the
+    lesson's alone; ValueError names the file and its first problem, or its other kind."""
     # imported here, not above, so that lab.selfcheck can still run when tokenizer.py cannot be imported
-    from tokenizer import BPE
-    if os.path.isdir(path):  # tokenizer.py cannot write over a folder: say so first
-        raise ValueError(f'{path} is a folder, not a file: move it away, then {MAKE_TOKENIZER}')
-    state = read_json(path, MAKE_TOKENIZER)
-    problem = problem_with(state)
-    if problem and isinstance(state, dict) and sorted(state) != ['merges', 'vocab']:
-        # written by a tokenizer.py whose state() is not the lesson's: training again cannot mend it
-        raise ValueError(f'{path}: {problem}; python3 -m lab.selfcheck checks state() in tokenizer.py')
-    if problem:
-        raise ValueError(f'{path}: {problem}; {MAKE_TOKENIZER} again')
-    return BPE(**state)
+    from lab import kinds
+    tok = kinds.load(path)
+    if tok.kind != 'char':
+        raise ValueError(f"{path} is a {tok.kind} tokenizer; this lab is for the lesson's only")
+    return tok.lesson
 
 
 def state_of(tok):
@@ -458,15 +454,46 @@ def has_lines(printed, wanted):
 HANGUL = re.compile('[\u1100-\u11ff\u3130-\u318f\uac00-\ud7a3]')  # jamo, compatibility jamo, syllables
 
 
+def not_nfc(text):
+    """(characters, lines) of text that unicodedata.normalize('NFC', ...) would change, or None
+    when text is in NFC already. A character changes when it is not kept as it is in the
+    line's NFC form (jamo that become a syllable, a letter that takes its accent)."""
+    if unicodedata.is_normalized('NFC', text):
+        return None
+    characters = lines = 0
+    for line in text.split('\n'):
+        if not unicodedata.is_normalized('NFC', line):
+            nfc = unicodedata.normalize('NFC', line)
+            lines += 1
+            if len(line) > 10_000:  # matching costs about length squared: count what lies between
+                same = (len(os.path.commonprefix([line, nfc]))
+                        + len(os.path.commonprefix([line[::-1], nfc[::-1]])))
+                characters += max(len(line) - same, 1)
+                continue
+            matcher = difflib.SequenceMatcher(None, line, nfc, autojunk=False)
+            characters += sum(i2 - i1 for op, i1, i2, _, _ in matcher.get_opcodes() if op != 'equal')
+    return characters, lines
+
+
+def say_if_not_nfc(text, path):
+    """One line on stderr when text is not in NFC: nothing is normalized silently, and a
+    tokenizer trained on NFD Korean turns the same words typed in NFC into unknowns."""
+    found = not_nfc(text)
+    if found:
+        characters, lines = found
+        note(f'{path} is not in NFC: {characters:,} characters in {lines:,} line{"s" * (lines != 1)} '
+             f'change under NFC; see python3 -m lab.normalize {path}')
+
+
 def count_lines(tok, encode, lines):
     """What the labs count in some lines, counted one way for all of them: the lines (blank
     ones too), their characters and UTF-8 bytes without the newlines, their tokens, the
-    tokens of each line, and the characters the tokenizer does not know (id 0)."""
+    tokens of each line, and the characters the tokenizer does not know (tok.knows)."""
     per_line = [len(encode(line)) for line in lines]
     chars = sum(map(len, lines))
     return {'lines': len(lines), 'chars': chars, 'tokens': sum(per_line), 'per_line': per_line or [0],
             'bytes': sum(len(line.encode('utf-8', 'surrogatepass')) for line in lines),
-            'unknown': Counter(ch for line in lines for ch in line if ch not in tok.chars)}
+            'unknown': Counter(ch for line in lines for ch in line if not tok.knows(ch))}
 
 
 STATUS = {'shown': False}  # whether a status line stands on stderr now, for fail() to clear
@@ -564,6 +591,13 @@ def jobs(text):
     if not text.isdigit() or not 1 <= int(text) <= cores:
         raise argparse.ArgumentTypeError(f'{text!r} is not a whole number from 1 to {cores}, the cores here')
     return int(text)
+
+
+def note(message):
+    """One line on stderr, escaped and within 80 columns, that does not stop the lab."""
+    if sys.stderr:
+        status()
+        print(clip(f'{lab_name()}: {shown(str(message))}'), file=sys.stderr)
 
 
 def fail(message, code=1):

@@ -20,7 +20,7 @@ import time
 if not __package__:  # run as python3 lab/compare.py: then tokenizer cannot be imported
     sys.exit('run this lab from the project folder as: python3 -m lab.compare')
 
-from lab import common
+from lab import common, kinds
 from lab.kinds import KINDS
 
 HOLDOUT = 0.1  # --holdout without RATE: the last tenth of the lines, as lab.vocab_curve holds out
@@ -31,13 +31,14 @@ def measure(Kind, train_text, text, count):
     started = time.perf_counter()
     tok = Kind.train(train_text, count)
     seconds = time.perf_counter() - started
-    ids = tok.encode(text)
+    encode = kinds.plain(tok)  # a special string in the text is text here, as for any kind
+    ids = encode(text)
     unknown = None if tok.unknown_id is None else ids.count(tok.unknown_id) / max(len(ids), 1)
     line = common.first_line(text)
     return {'merges': len(tok.state()['merges']), 'vocab': tok.vocab_size, 'tokens': len(ids),
             'per_token': len(text) / max(len(ids), 1), 'unknown': unknown,
             'round_trip': tok.decode(ids) == text, 'seconds': seconds,
-            'line': [tok.decode([i]) for i in tok.encode(line[:80])]}
+            'line': [kinds.token_text(tok, i) for i in encode(line[:80])]}
 
 
 def compare(text, count, holdout=None):
@@ -87,7 +88,7 @@ def main():
     for kind, f in figures.items():
         print(common.clip(f'  {kind:<8} |' + '|'.join(common.shown(piece) for piece in f['line']) + '|'))
     if any(common.UNKNOWN in piece for f in figures.values() for piece in f['line']):
-        print(f"  ({common.UNKNOWN}: an unknown character, or a token with only part of a character's bytes)")
+        print(f'  ({common.UNKNOWN}: an unknown character; \\xec: a byte of a character split across tokens)')
 
 
 if __name__ == '__main__':

@@ -14,6 +14,9 @@ Korean, and a tokenizer trained on the English one plus a single Korean sentence
 tokenizer learns the language it sees most. English comes out at over two characters
 a token; Korean at about one, and nearly a quarter of its characters are unknown.
 
+It takes a tokenizer of any kind (lab/kinds): train a byte-level one on the same text
+and see what its tokens carry, with nothing unknown.
+
 Try next: run it on data/mixed.txt, then train on that file
 (python3 -m lab.fast_bpe data/mixed.txt --merges 300) and run it again.
 """
@@ -24,7 +27,7 @@ from pathlib import Path
 if not __package__:  # run as python3 lab/compression.py: then tokenizer cannot be imported
     sys.exit('run this lab from the project folder as: python3 -m lab.compression')
 
-from lab import common, fast
+from lab import common, kinds
 
 ENGLISH = """The river ran past the old mill, and the children walked beside it to school.
 In spring the water was high and brown; in summer it was low and clear.
@@ -61,7 +64,7 @@ def measure(name, tok, encode, lines):
 
 
 def report(tok, named_texts, slices=True):
-    encode = fast.encoder(tok)
+    encode = kinds.plain(tok)
     rows = [HEADER]
     for name, text in named_texts:
         lines = common.lines_of(text)
@@ -69,12 +72,12 @@ def report(tok, named_texts, slices=True):
         while common.width(name) > NAME_COLUMNS:  # cut by the columns shown: Hangul takes two
             name = name[:-2] + '~'
         rows.append(measure(name, tok, encode, lines))
-        kinds = {}
+        by_kind = {}
         for line in lines:
             if line.strip():  # a blank line is of no kind
-                kinds.setdefault(kind_of(line), []).append(line)
-        if slices and len(kinds) > 1:  # a row for each kind of line, in order of first appearance
-            rows += [measure(f'  {kind}', tok, encode, part) for kind, part in kinds.items()]
+                by_kind.setdefault(kind_of(line), []).append(line)
+        if slices and len(by_kind) > 1:  # a row for each kind of line, in order of first appearance
+            rows += [measure(f'  {kind}', tok, encode, part) for kind, part in by_kind.items()]
     print(common.table(rows, right=range(1, len(HEADER))))
     print('\nchars, tokens: of the lines, newlines not counted; ch/tok, B/tok: characters and')
     print('UTF-8 bytes per token; unknown: share of the characters that became id 0;')
@@ -88,14 +91,14 @@ def main():
     common.add_tokenizer(parser, 'a saved tokenizer, for FILE or, given without FILE, for the samples')
     args = parser.parse_args()
     if args.files or args.tokenizer != common.SAVED:
-        tok = common.load_tokenizer(args.tokenizer)
-        print(f'tokenizer: {common.shown(args.tokenizer.name)}, {len(tok.vocab)} tokens\n')
+        tok = kinds.load(args.tokenizer)
+        print(f'tokenizer: {common.shown(args.tokenizer.name)}, {tok.kind}, {tok.vocab_size:,} ids\n')
         if args.files:
             report(tok, [(path.name, common.read_text(path)) for path in args.files])
         else:
             report(tok, [('English', ENGLISH), ('Korean', KOREAN)], slices=False)
         return
-    tok = fast.train(ENGLISH + KOREAN.splitlines()[0] + '\n', SAMPLE_MERGES)
+    tok = kinds.CharBPE.train(ENGLISH + KOREAN.splitlines()[0] + '\n', SAMPLE_MERGES)
     print(f'tokenizer: trained on the English sample and one Korean sentence, {len(tok.merges)} merges\n')
     report(tok, [('English', ENGLISH), ('Korean', KOREAN)], slices=False)
 

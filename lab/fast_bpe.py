@@ -1,6 +1,7 @@
-"""Fast BPE: the very same tokenizer as tokenizer.py, trained in seconds.
+"""Fast BPE: the very same tokenizer as tokenizer.py, in seconds; and other kinds.
 
-    python3 -m lab.fast_bpe [FILE] [--merges N] [--out PATH] [--force]
+    python3 -m lab.fast_bpe [FILE] [--kind KIND] [--pattern NAME] [--special NAME ...]
+                            [--merges N | --vocab-size N] [--out PATH] [--force]
 
 It learns exactly the merges BPE.train learns and gives exactly the ids BPE.encode
 gives, and saves the same tokenizer.json, with the engine in lab/fast/: counts kept up to
@@ -8,17 +9,28 @@ date instead of counted again for every merge, and tokens written as characters 
 a merge is one str.split or str.replace, done in C. How, and why the results are the
 same, is written at the top of lab/fast/training.py and lab/fast/encoding.py.
 
-Try next: python3 -m lab.speed, then train on a book of your own:
+--kind trains another kind of lab/kinds (word, piece, byte, special) with the same engine
+and saves it in a file every --tokenizer lab reads. --pattern cuts the text first (piece:
+gpt2 unless given; byte: none unless given); --special names the special tokens (special
+and byte). --vocab-size N asks for N ids in all, the kind's base ids and then one per
+merge, as trainers of real tokenizers do; without it, the merges settings.json asks for.
+
+Try next: python3 -m lab.speed, then train on a book of your own, or the
+byte-level tokenizer of 4,096 ids, with <eos>, that the course's next step uses:
     python3 -m lab.fast_bpe my-book.txt --merges 5000 --out my-book.json
+    python3 -m lab.fast_bpe my-book.txt --kind byte --special '<eos>' \\
+        --vocab-size 4096 --out gpt.json
 """
-import json
 import sys
 import time
 
 if not __package__:  # run as python3 lab/fast_bpe.py: then tokenizer cannot be imported
     sys.exit('run this lab from the project folder as: python3 -m lab.fast_bpe')
 
-from lab import common, fast
+from lab import common, fast, kinds
+from lab.kinds.patterns import PIECE_PATTERNS
+
+TAKES = {'pattern': ['piece', 'byte'], 'special': ['special', 'byte']}  # the options of each kind
 
 
 def show_progress(started):
@@ -37,35 +49,92 @@ def show_progress(started):
     return progress
 
 
-def main():
+def arguments():
     parser = common.parser(__doc__)
     common.add_file(parser, 'the text to train on')
-    parser.add_argument('--merges', type=common.whole_number, metavar='N',
-                        help='merges to learn (default: what settings.json asks for)')
-    common.add_out(parser, common.SAVED, 'where to save the tokenizer', 'a tokenizer.json')
+    parser.add_argument('--kind', choices=list(kinds.KINDS), default='char',
+                        help='the kind of tokenizer (default: %(default)s, the lesson\'s)')
+    parser.add_argument('--pattern', choices=PIECE_PATTERNS, metavar='NAME',
+                        help=f'cut the text first ({", ".join(PIECE_PATTERNS)}): piece and byte')
+    parser.add_argument('--special', nargs='+', metavar='NAME',
+                        help='special tokens, in the order of their ids: special and byte')
+    size = parser.add_mutually_exclusive_group()
+    size.add_argument('--merges', type=common.whole_number, metavar='N',
+                      help='merges to learn (default: what settings.json asks for)')
+    size.add_argument('--vocab-size', type=common.whole_number, metavar='N',
+                      help='ids in all: the base ones, then one per merge')
+    common.add_out(parser, common.SAVED, 'where to save the tokenizer', 'a tokenizer file')
     args = parser.parse_args()
-    count = common.read_merge_count() if args.merges is None else args.merges
-    common.check_output_path(args.out, 'tokenizer.json', common.json_with('vocab', 'merges'),
-                             inputs=[args.file, common.SETTINGS], force=args.force)
-    text = common.read_text(args.file, 'give a UTF-8 text file')
+    for option, kinds_that_take in TAKES.items():
+        if getattr(args, option) is not None and args.kind not in kinds_that_take:
+            parser.error(f'--{option} is for --kind {" or ".join(kinds_that_take)}, not {args.kind}')
+    if len(set(args.special or [])) < len(args.special or []):
+        parser.error('--special names a token twice')
+    return args
+
+
+def options(args):
+    """The keyword arguments of the kind's train() that the command line gives."""
+    return {name: getattr(args, name) for name in TAKES if getattr(args, name) is not None}
+
+
+def merges_for(args, text):
+    """How many merges to learn: --merges, or as many as make --vocab-size ids, or settings.json."""
+    if args.vocab_size is None:
+        return common.read_merge_count() if args.merges is None else args.merges
+    base = kinds.KINDS[args.kind].train(text, 0, **options(args)).vocab_size
+    if args.vocab_size < base:
+        raise ValueError(f'--vocab-size {args.vocab_size:,}: a {args.kind} tokenizer of this text starts '
+                         f'with {base:,} ids')
+    return args.vocab_size - base
+
+
+def train(args, text, count):
+    """The tokenizer: the lesson's with the engine's progress line on a terminal, or another kind."""
+    if args.kind != 'char':
+        common.status(f'training a {args.kind} tokenizer on {len(text):,} characters ...')
+        return kinds.KINDS[args.kind].train(text, count, **options(args))
     interactive = sys.stderr.isatty()
     try:
         tok = fast.train(text, count, show_progress(time.monotonic()) if interactive else None)
     finally:
         if interactive:
             print(file=sys.stderr)  # end the progress line, also when Ctrl-C stops it
-    save_tokenizer(tok, args.out)
-    print('vocab:', len(tok.vocab), 'merges:', len(tok.merges))
-    if len(tok.merges) < count:
-        print(f'(asked for {count} merges; no pair occurs twice after {len(tok.merges)})')
-    ok = tok.decode(fast.encode(tok, text)) == text
-    print('roundtrip:', 'OK' if ok else 'FAILED', fast.encode(tok, 'Q: hi\nA: '))
+    return kinds.CharBPE(tok.vocab, tok.merges)
+
+
+def describe(tok):
+    """What sets a kind apart, as parts of one line: its kind, pattern and special tokens."""
+    parts = [f'kind: {tok.kind}']
+    if hasattr(tok, 'pattern'):
+        parts.append(f'pattern: {tok.pattern or "none"}')
+    if tok.special_ids:
+        parts.append('special: ' + ' '.join(f'{name}={i}' for name, i in tok.special_ids.items()))
+    return parts
+
+
+def main():
+    args = arguments()
+    common.check_output_path(args.out, 'tokenizer file', kinds.is_tokenizer_file,
+                             inputs=[args.file, common.SETTINGS], force=args.force)
+    text = common.read_text(args.file, 'give a UTF-8 text file')
+    common.say_if_not_nfc(text, args.file)
+    count = merges_for(args, text)
+    tok = train(args, text, count)
+    common.status()
+    kinds.save(tok, args.out)
+    merges = len(tok.state()['merges'])
+    if args.kind != 'char':
+        print(', '.join(describe(tok)))
+    print('vocab:', tok.vocab_size, 'merges:', merges)
+    if merges < count and args.vocab_size is not None:
+        print(f'(asked for {args.vocab_size:,} ids; no pair occurs twice after {merges:,} merges, '
+              f'so this text gives {tok.vocab_size:,})')
+    elif merges < count:
+        print(f'(asked for {count} merges; no pair occurs twice after {merges})')
+    encode = kinds.plain(tok) if args.kind != 'char' else lambda t: fast.encode(tok.lesson, t)
+    print('roundtrip:', 'OK' if tok.decode(encode(text)) == text else 'FAILED', encode('Q: hi\nA: '))
     print(f'saved {common.shown(str(args.out))}')
-
-
-def save_tokenizer(tok, path):
-    """Save as tokenizer.py saves: the same bytes for the same tokenizer."""
-    common.save(json.dumps(common.state_of(tok), ensure_ascii=False) + '\n', path)
 
 
 if __name__ == '__main__':

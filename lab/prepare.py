@@ -1,28 +1,35 @@
-"""Prepare training data for a tiny GPT: the course's next step, in miniature.
+"""Prepare training data for a tiny GPT: the course's next step, any tokenizer.
 
-    python3 -m lab.prepare [FILE] [--tokenizer PATH] [--out PATH] [--block-size N]
-                           [--batch-size N] [--seed N] [--jobs N] [--force]
+    python3 -m lab.prepare [FILE] [--tokenizer PATH] [--out PATH] [--documents HOW]
+                           [--block-size N] [--batch-size N] [--seed N] [--jobs N] [--force]
 
-1. Split the text into documents: one Q/A pair each when every line is a Q: or A:
-   line in turn (the default data), otherwise paragraphs separated by blank lines.
-2. Encode each document with data/tokenizer.json and end it with the newline id, the
-   token at which the course's generator stops.
-3. Join them and split 95/5 at a document boundary into train.bin and val.bin in
-   the folder PATH (default data): ids as little-endian unsigned 16-bit integers
-   (32-bit once the vocabulary reaches 65,536, the first id 16 bits cannot hold).
-   Then meta.json, written last: vocabulary size, id type, the tokenizer's
-   fingerprint, and the token count and sha256 of each .bin. A reader trusts the
-   .bin files only when they match it, so a run stopped between two writes, or a
-   .bin made with another tokenizer, is caught.
+1. Split the text into documents (--documents): paragraphs separated by blank lines, or
+   one a line (a text with one example per line); by default one Q/A pair each when
+   every line is a Q: or A: line in turn (the lesson's data), else paragraphs.
+2. Encode each document with the tokenizer (any kind, lab/kinds) and end it with one
+   <eos> when the tokenizer has that special token, as the course's byte-level one does;
+   else with the newline id, the token at which the lesson's generator stops.
+3. Split 95/5 into train.bin and val.bin in the folder PATH (default data, made if
+   missing): at the document boundary nearest to 95 % of the tokens, or, with fewer than
+   two documents, at 95 % of the tokens, as the course does. Ids are little-endian
+   unsigned 16-bit integers (32-bit once the vocabulary reaches 65,536, the first id 16
+   bits cannot hold). Then meta.json, written last: vocabulary size, id type, what ends a
+   document, the tokenizer's fingerprint, and the token count and sha256 of each .bin. A
+   reader trusts the .bin files only when they match it, so a run stopped between two
+   writes, or a .bin made with another tokenizer, is caught.
 4. Read train.bin back through meta.json and draw a seeded batch of windows: x is
    block_size ids from a random start, y the block_size ids one step later. y is what
    the model must predict: the next token at every position of x.
 
-Try next: --block-size 32 on a bigger file; read the .bin files with
-array.array('H') (or numpy.fromfile(path, dtype='<u2')).
+Try next: a byte-level tokenizer with <eos>, as the course's next step trains:
+    python3 -m lab.fast_bpe data/mixed.txt --kind byte --special '<eos>' \\
+        --vocab-size 300 --out b.json
+    python3 -m lab.prepare data/mixed.txt --tokenizer b.json --out prepared
+then read prepared/train.bin: array('H'), or numpy.memmap(path, dtype='<u2').
 """
 import hashlib
 import json
+import os
 import random
 import sys
 from array import array
@@ -31,7 +38,7 @@ from pathlib import Path
 if not __package__:  # run as python3 lab/prepare.py: then tokenizer cannot be imported
     sys.exit('run this lab from the project folder as: python3 -m lab.prepare')
 
-from lab import common, fast
+from lab import common, fast, kinds
 
 BINS = ['train.bin', 'val.bin']
 TRAIN_SHARE = 0.95
@@ -41,10 +48,13 @@ BATCH_LIMIT = 2**22
 UINT16_LIMIT = 2 ** 16  # the lesson's rule: 32 bits once the vocabulary reaches 65,536
 
 
-def documents(text):
-    """(documents, how they were split): Q/A pairs, or blank-line separated paragraphs."""
-    lines = [line for line in text.split('\n') if line]
-    if lines and all(line.startswith('QA'[n % 2] + ': ') for n, line in enumerate(lines)):
+def documents(text, how=None):
+    """(documents, how they were split): one a line ('lines'), paragraphs between blank lines
+    ('paragraphs'), or by default Q/A pairs when every line is Q: or A: in turn, else paragraphs."""
+    lines = [line for line in text.split('\n') if line.strip()]
+    if how == 'lines':
+        return lines, 'one a line'
+    if how is None and lines and all(line.startswith('QA'[n % 2] + ': ') for n, line in enumerate(lines)):
         return ['\n'.join(lines[n:n + 2]) for n in range(0, len(lines), 2)], 'one Q/A pair each'
     paragraphs = [p.strip('\n') for p in text.split('\n\n')]
     return [p for p in paragraphs if p.strip()], 'paragraphs between blank lines'
@@ -61,6 +71,17 @@ def split_at_document(lengths, share):
         if abs(running - goal) < distance:
             best, distance = n, abs(running - goal)
     return best
+
+
+def split(encoded, share):
+    """(train ids, val ids, documents in train or None): at the document boundary nearest to
+    share of the tokens; with fewer than two documents, at share of the tokens."""
+    if len(encoded) < 2:
+        ids = [i for doc in encoded for i in doc]
+        cut = min(round(len(ids) * share), len(ids) - 1)  # val.bin gets a token at least
+        return ids[:cut], ids[cut:], None
+    cut = split_at_document([len(ids) for ids in encoded], share)
+    return [i for ids in encoded[:cut] for i in ids], [i for ids in encoded[cut:] for i in ids], cut
 
 
 def id_type(vocab_size):
@@ -83,18 +104,9 @@ def from_bytes(raw, typecode):
     return data.tolist()
 
 
-def encode_documents(tok, docs, jobs=None):
-    """The ids of each document, ended by the newline id; in jobs processes (fast.encode)."""
-    end = tok.chars['\n']
-    ids = fast.encode(tok, ''.join(doc + '\n' for doc in docs), jobs)
-    out, start = [], 0
-    for doc in docs:  # every '\n' is the newline id, so each document ends at its last one
-        stop = start
-        for _ in range(doc.count('\n') + 1):
-            stop = ids.index(end, stop) + 1
-        out.append(ids[start:stop])
-        start = stop
-    return out
+def encode_documents(tok, docs, end, jobs=None):
+    """The ids of each document, ended by the id end; in jobs processes (kinds.encode_many)."""
+    return [ids + [end] for ids in kinds.encode_many(tok, docs, jobs)]
 
 
 def windows(data, block_size, batch_size, seed):
@@ -104,11 +116,12 @@ def windows(data, block_size, batch_size, seed):
     return ([data[s:s + block_size] for s in starts], [data[s + 1:s + 1 + block_size] for s in starts])
 
 
-def meta_of(tok, kind, blobs):
+def meta_of(tok, dtype, end, blobs):
     """What meta.json records of the .bin files and the tokenizer that made them."""
-    size = array(id_type(len(tok.vocab))[0]).itemsize
-    return {'vocab_size': len(tok.vocab), 'dtype': kind, 'byteorder': 'little',
-            'tokenizer_sha256': common.fingerprint(tok),
+    size = array(id_type(tok.vocab_size)[0]).itemsize
+    return {'vocab_size': tok.vocab_size, 'dtype': dtype, 'byteorder': 'little', 'kind': tok.kind,
+            'end_of_document': {'token': end[1], 'id': end[0]},
+            'tokenizer_sha256': kinds.fingerprint(tok),
             'files': {name: {'tokens': len(blob) // size, 'sha256': hashlib.sha256(blob).hexdigest()}
                       for name, blob in blobs.items()}}
 
@@ -131,9 +144,12 @@ def read_bin(folder, name):
 def arguments():
     parser = common.parser(__doc__)
     common.add_file(parser, 'the text to prepare')
-    common.add_tokenizer(parser, 'a saved tokenizer')
-    common.add_out(parser, Path('data'), 'the folder for train.bin, val.bin and meta.json',
+    common.add_tokenizer(parser, 'a saved tokenizer, of any kind')
+    common.add_out(parser, Path('data'), 'the folder for train.bin, val.bin and meta.json (made if missing)',
                    'a file of this lab (in PATH)')
+    parser.add_argument('--documents', choices=['paragraphs', 'lines'], metavar='HOW',
+                        help='what a document is: paragraphs (between blank lines) or lines (default: '
+                             'Q/A pairs for the lesson\'s data, else paragraphs)')
     parser.add_argument('--block-size', type=common.positive, default=8, metavar='N',
                         help='tokens in each window (default: %(default)s)')
     parser.add_argument('--batch-size', type=common.positive, default=4, metavar='N',
@@ -151,6 +167,9 @@ def refuse_before_work(args):
     if args.batch_size * args.block_size > BATCH_LIMIT:
         raise ValueError(f'--batch-size {args.batch_size:,} of --block-size {args.block_size:,} is '
                          f'{args.batch_size * args.block_size:,} ids; at most {BATCH_LIMIT:,} are shown')
+    if not args.out.is_dir():
+        check_new_folder(args.out)
+        return  # nothing in it to replace
     for name in BINS:
         common.check_output_path(args.out / name, '.bin file', lambda path: path.suffix == '.bin',
                                  inputs=[args.file, args.tokenizer], force=args.force)
@@ -159,59 +178,76 @@ def refuse_before_work(args):
                              inputs=[args.file, args.tokenizer], force=args.force)
 
 
-def prepare(tok, text, out, block_size, jobs=None, name='the text'):
-    """Encode the documents of text, write train.bin, val.bin and meta.json to the folder out,
-    and read train.bin back: the figures the lab prints, as a dict."""
-    if '\n' not in tok.chars:
-        raise ValueError('the tokenizer has no newline token to end documents with; '
-                         'train it on text with lines')
-    docs, how = documents(text)
-    if len(docs) < 2:
-        raise ValueError(f'{name} gives {len(docs)} document ({how}), and train.bin and val.bin need '
-                         'one at least each: separate documents with a blank line')
-    encoded = encode_documents(tok, docs, jobs)
-    cut = split_at_document([len(ids) for ids in encoded], TRAIN_SHARE)
-    train = [i for ids in encoded[:cut] for i in ids]
-    val = [i for ids in encoded[cut:] for i in ids]
+def check_new_folder(folder):
+    """Refuse a folder that cannot be made: a file of that name, or a parent that cannot be written."""
+    if folder.exists() or folder.is_symlink():
+        raise ValueError(f'{folder} is not a folder: give --out a folder')
+    parent = next(p for p in Path(os.path.abspath(folder)).parents if p.exists())
+    if not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
+        raise ValueError(f'cannot make the folder {folder}: {parent} cannot be written')
+
+
+def prepare(tok, text, out, block_size, jobs=None, name='the text', how=None):
+    """Encode the documents of text, write train.bin, val.bin and meta.json to the folder out
+    (made if missing), and read train.bin back: the figures the lab prints, as a dict."""
+    end = kinds.document_end(tok)
+    if end is None:
+        raise ValueError("the tokenizer has neither <eos> nor a newline token to end documents with: "
+                         "train it on text with lines, or with --special '<eos>'")
+    docs, how = documents(text, how)
+    encoded = encode_documents(tok, docs, end[0], jobs)
+    train, val, cut = split(encoded, TRAIN_SHARE)
     if len(train) < block_size + 1:
         raise ValueError(f'{name} gives {len(train)} training tokens, fewer than --block-size + 1 = '
                          f'{block_size + 1}; use a smaller --block-size or more text')
-    typecode, kind = id_type(len(tok.vocab))
+    typecode, dtype = id_type(tok.vocab_size)
     blobs = {'train.bin': to_bytes(train, typecode), 'val.bin': to_bytes(val, typecode)}
+    out.mkdir(parents=True, exist_ok=True)
     for file, blob in blobs.items():
         common.save(blob, out / file)
-    common.save(json.dumps(meta_of(tok, kind, blobs), indent=2) + '\n', out / 'meta.json')  # last
-    return {'docs': len(docs), 'how': how, 'train': train, 'val': val, 'train_docs': cut, 'kind': kind,
-            'id_bytes': array(typecode).itemsize, 'back': read_bin(out, 'train.bin')}
+    common.save(json.dumps(meta_of(tok, dtype, end, blobs), indent=2) + '\n', out / 'meta.json')  # last
+    return {'docs': len(docs), 'how': how, 'train': train, 'val': val, 'train_docs': cut, 'dtype': dtype,
+            'end': end, 'id_bytes': array(typecode).itemsize, 'back': read_bin(out, 'train.bin')}
+
+
+def shown_ids(tok, ids):
+    """Ids as the text they stand for, special tokens by name, cut to fit a line."""
+    return common.clip(common.shown(repr(''.join(kinds.token_text(tok, i) for i in ids))), 68)
 
 
 def report(tok, made, batch):
     """The lines the lab prints for what prepare() made and the batch drawn from it."""
     train, val, (xs, ys, shifted, args) = made['train'], made['val'], batch
-    newline = tok.chars['\n']
     same = 'OK' if made['back'] == train else 'FAILED'
-    lines = [common.fill(f"{made['docs']:,} ({made['how']}), each ended by the newline id {newline}",
+    end_id, end_name = made['end']
+    lines = [common.fill(f"{made['docs']:,} ({made['how']}), each ended by {end_name} (id {end_id})",
                          'documents   ', ' ' * 12),
-             f"tokens      {len(train) + len(val):,}, vocabulary {len(tok.vocab):,}: {made['kind']}, "
+             f"tokens      {len(train) + len(val):,}, vocabulary {tok.vocab_size:,}: {made['dtype']}, "
              'little-endian']
+    if made['train_docs'] is None:
+        lines.append(f'split       fewer than 2 documents: the tokens are split '
+                     f'{TRAIN_SHARE * 100:.0f}/{100 - TRAIN_SHARE * 100:.0f}, as the course does')
     for name, ids, count in [('train.bin', train, made['train_docs']),
-                             ('val.bin', val, made['docs'] - made['train_docs'])]:
-        lines.append(f'{name:<12}{len(ids):,} tokens, {count:,} document{"s" * (count != 1)}, '
-                     f"{len(ids) * made['id_bytes']:,} bytes")
+                             ('val.bin', val, None if made['train_docs'] is None
+                              else made['docs'] - made['train_docs'])]:
+        docs = '' if count is None else f'{count:,} document{"s" * (count != 1)}, '
+        lines.append(f"{name:<12}{len(ids):,} tokens, {docs}{len(ids) * made['id_bytes']:,} bytes")
     return lines + [
-        'meta.json   vocabulary, id type, tokenizer fingerprint, sha256 of each .bin',
+        'meta.json   vocabulary, id type, document end, fingerprint, sha256 of each .bin',
         f'read back   train.bin, checked against meta.json, gives the same ids: {same}',
         f'batch       {args.batch_size} windows of {args.block_size} tokens, seed {args.seed}',
-        f'  x[0]      {common.shown(repr(tok.decode(xs[0])))[:68]}',
-        f'  y[0]      {common.shown(repr(tok.decode(ys[0])))[:68]}',
+        f'  x[0]      {shown_ids(tok, xs[0])}',
+        f'  y[0]      {shown_ids(tok, ys[0])}',
         f'check       y is x shifted by one in every window: {"OK" if shifted else "FAILED"}']
 
 
 def main():
     args = arguments().parse_args()
     refuse_before_work(args)
-    tok = common.load_tokenizer(args.tokenizer)
-    made = prepare(tok, common.read_text(args.file), args.out, args.block_size, args.jobs, args.file)
+    tok = kinds.load(args.tokenizer)
+    text = common.read_text(args.file)
+    common.say_if_not_nfc(text, args.file)
+    made = prepare(tok, text, args.out, args.block_size, args.jobs, args.file, args.documents)
     xs, ys = windows(made['back'], args.block_size, args.batch_size, args.seed)
     shifted = all(y[:-1] == x[1:] for x, y in zip(xs, ys)) and all(len(y) == args.block_size for y in ys)
     print('\n'.join(report(tok, made, (xs, ys, shifted, args))))

@@ -6,8 +6,9 @@ On a terminal each token gets a background colour, alternating, so you can see w
 one ends and the next begins; its id is printed under it. When the output is not a
 terminal, or NO_COLOR is set, or TERM is dumb, tokens are separated by '|' instead and
 a space shows as ·. A newline is shown as ⏎ and starts a new row, a tab as \\t, any
-other control character as its escape; unknown characters (id 0) show as �. The
-default text is the lesson's prompt, 'Q: hi\\nA: '.
+other control character as its escape; unknown characters (id 0) show as �. It takes
+a tokenizer of any kind (lab/kinds); a byte-level token that holds only part of a
+character shows its bytes, as \\xec. The default text is the lesson's prompt, 'Q: hi\\nA: '.
 
 Try next: python3 -m lab.show 'Q: hello\\nA: ' and a sentence the training text
 never saw; then train with more merges and look again.
@@ -18,7 +19,7 @@ import sys
 if not __package__:  # run as python3 lab/show.py: then tokenizer cannot be imported
     sys.exit('run this lab from the project folder as: python3 -m lab.show')
 
-from lab import common
+from lab import common, kinds
 from lab.common import width
 
 COLOURS = ['\x1b[30;46m', '\x1b[30;43m']  # black on cyan, black on yellow
@@ -29,7 +30,7 @@ NEWLINE, SPACE = '⏎', '·'
 def cells(tok, ids, colour):
     """(piece as shown, id) for each token. Without colour, a space shows as · so that
     it cannot be taken for the padding that lines the ids up."""
-    shown = [common.shown(tok.vocab[i].replace('\n', NEWLINE)) for i in ids]
+    shown = [common.shown(kinds.token_text(tok, i).replace('\n', NEWLINE)) for i in ids]
     return [(piece if colour else piece.replace(' ', SPACE), str(i)) for piece, i in zip(shown, ids)]
 
 
@@ -72,9 +73,9 @@ def main():
                         help="the text to show (default: 'Q: hi\\nA: ')")
     common.add_tokenizer(parser, 'a saved tokenizer')
     args = parser.parse_args()
-    tok = common.load_tokenizer(args.tokenizer)
+    tok = kinds.load(args.tokenizer)
     columns = shutil.get_terminal_size((80, 24)).columns
-    ids = tok.encode(args.text)
+    ids = kinds.plain(tok)(args.text)
     for line in render(tok, ids, common.use_colour(), columns):
         print(line)
     print(f'{len(args.text)} characters, {len(ids)} tokens')

@@ -20,12 +20,14 @@ LABS = sorted(path.stem for path in (ROOT / 'lab').glob('*.py') if path.stem not
 # The labs that take each of the toolkit's shared arguments (tests/test_toolkit.py holds each
 # lab's --help to this, and README.md lists the same).
 TAKES = {
-    'FILE': ['audit', 'byte_bpe', 'compare', 'compression', 'fast_bpe', 'merge_order', 'normalize', 'prepare',
-             'pretokenize', 'speed', 'token_count', 'vocab_curve', 'word_bpe'],
+    'FILE': ['audit', 'byte_bpe', 'compare', 'compression', 'fast_bpe', 'import_hf', 'merge_order', 'normalize',
+             'prepare', 'pretokenize', 'speed', 'token_count', 'vocab_curve', 'word_bpe'],
     '--tokenizer': ['audit', 'check', 'compression', 'export_hf', 'merge_order', 'prepare', 'show',
                     'special', 'unknown'],
-    '--out': ['byte_bpe', 'export_hf', 'fast_bpe', 'prepare'],
+    '--out': ['audit', 'byte_bpe', 'export_hf', 'fast_bpe', 'import_hf', 'prepare'],
 }
+# The labs whose FILE is a text (lab.import_hf's is a tokenizers file).
+READS_TEXT = [name for name in TAKES['FILE'] if name != 'import_hf']
 TEXT = (ROOT / 'data' / 'train.txt').read_text(encoding='utf-8')
 MIXED = (ROOT / 'data' / 'mixed.txt').read_text(encoding='utf-8')  # Korean, code, URLs, numbers
 

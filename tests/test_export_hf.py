@@ -1,89 +1,115 @@
-"""lab.export_hf: the Hugging Face file holds the same tokenizer and gives the same ids."""
+"""Every kind in the Hugging Face tokenizers format and back (lab/kinds/hf.py, lab.export_hf,
+lab.import_hf): the same tokenizer either way, and tokenizers itself gives the same ids."""
 import ast
 import json
 import random
 import unittest
 
-from lab import fast
+from lab import kinds
 from lab.common import problem_with
-from lab.export_hf import from_hf, to_hf
+from lab.kinds import KINDS, ByteBPE, CharBPE, SpecialBPE
+from lab.kinds.hf import BYTE_CHARACTERS, from_hf, to_hf
+from lab.kinds.patterns import PATTERNS, PIECE_PATTERNS, compiled
 from tests.project import MIXED, TEXT, copy_project, run
 from tests.test_fuzz import fuzz_texts
-from tokenizer import BPE
 
 try:
-    from tokenizers import Tokenizer
-except ImportError:  # optional: .ci/run installs it so that the differential test runs there
+    from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers, trainers
+except ImportError:  # optional: .ci/run installs it so that the differential tests run there
     Tokenizer = None
 
 # 'abc' is made twice, as 'ab' + 'c' and as 'a' + 'bc': a sound state, but not a string-to-id map
 TWICE = {'vocab': ['\ufffd', 'a', 'b', 'c', 'ab', 'bc', 'abc', 'abc'],
          'merges': [[[1, 2], 4], [[2, 3], 5], [[4, 3], 6], [[1, 5], 7]]}
+# Korean, emoji (joined, with a skin tone), code, and runs of every kind of whitespace
+PROBES = ['한국어 토크나이저는 글을 조각으로 나눕니다.\n', '👍🏽 👨‍👩‍👧 😀😀 ok\n',
+          'def f(x):\n\tif x:\n        return {"a": [1, 2]}  # 주석\n',
+          'a  b\t\tc \n\n\n   d\u3000e\u00a0f \x1c g\r\n', "I'm don't WE'LL 12345 ²½ Ⅻ ١٢٣\n", '', ' ']
 
 
-def trained_tokenizers():
-    """(name, BPE, texts to try): the default data and seeded random texts."""
+def trained():
+    """(name, tokenizer, texts to try) for every kind and pattern, on the defaults and at random."""
     rng = random.Random(5)
-    yield 'default', BPE.train(TEXT, 48), [TEXT, 'Q: hi\nA: ', 'Cat 안녕 😀\n', '', MIXED]
-    yield 'mixed', fast.train(MIXED, 300), [MIXED, TEXT, MIXED[::-1]]
-    for n, text in enumerate(fuzz_texts(60, seed=5)):
-        probes = [text] + [''.join(rng.choice(text + 'Z\n ') for _ in range(50)) for _ in range(3)]
-        yield f'random {n}', fast.train(text, rng.choice([1, 5, 30, 300])), probes
+    for name, Kind in KINDS.items():
+        yield name, Kind.train(MIXED, 200), [MIXED, TEXT, *PROBES]
+    for pattern in PIECE_PATTERNS:
+        yield f'piece {pattern}', KINDS['piece'].train(MIXED, 150, pattern), [MIXED, *PROBES]
+        yield f'byte {pattern}', ByteBPE.train(MIXED, 150, ['<eos>'], pattern), [MIXED, *PROBES]
+    for n, text in enumerate(fuzz_texts(12, seed=5)):
+        probes = [text] + [''.join(rng.choice(text + 'Z\n ') for _ in range(50)) for _ in range(2)]
+        for name, Kind in KINDS.items():
+            yield f'{name}, random {n}', Kind.train(text, rng.choice([1, 5, 30, 300])), probes
 
 
 class ExportTest(unittest.TestCase):
-    def test_round_trip_through_the_hugging_face_structure(self):
-        for name, tok, _ in trained_tokenizers():
+    def test_every_kind_comes_back_the_same_through_the_file(self):
+        for name, tok, _ in trained():
             with self.subTest(name):
-                self.assertEqual(from_hf(json.loads(json.dumps(to_hf(tok)))).state(), tok.state())
+                back = from_hf(json.loads(json.dumps(to_hf(tok))))
+                self.assertEqual((back.kind, back.state()), (tok.kind, tok.state()))
 
-    def test_nothing_the_lesson_does_not_do(self):
-        data = to_hf(BPE.train(TEXT, 12))
-        self.assertIsNone(data['normalizer'])
-        self.assertIsNone(data['pre_tokenizer'])
+    def test_the_lessons_kind_takes_no_step_the_lesson_does_not(self):
+        data = to_hf(CharBPE.train(TEXT, 12))
+        self.assertEqual((data['normalizer'], data['pre_tokenizer'], data['added_tokens']), (None, None, []))
         self.assertEqual(data['decoder'], {'type': 'Fuse'})
         self.assertEqual((data['model']['unk_token'], data['model']['fuse_unk']), ('\ufffd', False))
 
     def test_merges_are_string_pairs_in_learned_order(self):
-        data = to_hf(BPE.train(TEXT, 12))
+        data = to_hf(CharBPE.train(TEXT, 12))
         self.assertEqual(data['model']['merges'][:3], [[':', ' '], ['Q', ': '], ['A', ': ']])
 
     def test_a_string_under_two_ids_is_refused_naming_both(self):
         self.assertIsNone(problem_with(TWICE))
         with self.assertRaisesRegex(ValueError, r"'abc' is in the vocabulary twice, as ids 6 and 7"):
-            to_hf(BPE(**TWICE))
+            to_hf(CharBPE(**TWICE))
 
-    def test_from_hf_refuses_what_the_lesson_cannot_reproduce(self):
-        good = to_hf(BPE.train(TEXT, 12))
-        for change, words in [(lambda d: d.update(pre_tokenizer={'type': 'Whitespace'}), 'pre_tokenizer'),
-                              (lambda d: d['model'].update(type='WordPiece'), 'BPE'),
-                              (lambda d: d['model'].update(unk_token='<unk>'), 'unknown token'),
-                              (lambda d: d['model']['merges'].append(['Q', 'zz']), '"merges"'),
-                              (lambda d: d['model']['merges'].reverse(), 'makes id')]:
-            data = json.loads(json.dumps(good))
+    def test_special_tokens_are_added_tokens_at_their_ids_in_the_vocabulary_too(self):
+        for tok in [SpecialBPE.train(TEXT, 12), ByteBPE.train(TEXT, 12, ['<eos>', '<bos>'])]:
+            data = to_hf(tok)
+            added = {token['content']: token['id'] for token in data['added_tokens']}
+            self.assertEqual(added, tok.special_ids)
+            self.assertTrue(all(token['special'] for token in data['added_tokens']))
+            self.assertEqual({name: data['model']['vocab'][name] for name in added}, tok.special_ids)
+
+    def test_each_byte_is_one_character_the_printable_ones_themselves(self):
+        self.assertEqual(len(set(BYTE_CHARACTERS)), 256)
+        self.assertEqual([BYTE_CHARACTERS[b] for b in b'Az~\xe9'], ['A', 'z', '~', 'é'])
+        self.assertEqual([BYTE_CHARACTERS[b] for b in b' \n\x00'], ['Ġ', 'Ċ', 'Ā'])  # GPT-2's
+
+    def test_what_no_kind_here_has_is_refused_naming_it(self):
+        good, byte = to_hf(CharBPE.train(TEXT, 12)), to_hf(ByteBPE.train(TEXT, 12))
+        for data, change, words in [
+                (good, lambda d: d.update(normalizer={'type': 'NFC'}), 'a normalizer'),
+                (good, lambda d: d.update(pre_tokenizer={'type': 'Whitespace'}), 'pre-tokenizer'),
+                (good, lambda d: d['model'].update(type='WordPiece'), 'BPE'),
+                (good, lambda d: d['model'].update(unk_token='<unk>'), 'unknown token'),
+                (good, lambda d: d['model'].update(dropout=0.1), 'dropout'),
+                (good, lambda d: d['model']['merges'].append(['Q', 'zz']), 'merges'),
+                (good, lambda d: d['model']['merges'].reverse(), 'makes id'),
+                (good, lambda d: d['added_tokens'].append({'id': 40, 'content': 'x', 'special': False}),
+                 'not a special token'),
+                (byte, lambda d: d['pre_tokenizer'].update(add_prefix_space=True), 'adds a space'),
+                (byte, lambda d: d.update(pre_tokenizer={'type': 'Split', 'pattern': {'Regex': 'x'},
+                                                         'behavior': 'Isolated', 'invert': False}),
+                 'a pattern that no kind here has')]:
+            data = json.loads(json.dumps(data))
             change(data)
             with self.subTest(words), self.assertRaisesRegex(ValueError, words):
                 from_hf(data)
 
-    def test_command_line_writes_utf8_and_reads_back(self):
+    def test_export_command_writes_utf8_and_reads_back(self):
         root = copy_project(self)
         run(root, 'tokenizer.py')
         done = run(root, '-m', 'lab.export_hf')
         self.assertEqual(done.returncode, 0, done.stderr)
         raw = (root / 'data' / 'tokenizer.hf.json').read_text(encoding='utf-8')
         self.assertIn('"unk_token": "\ufffd"', raw)  # written as itself
-        self.assertEqual(from_hf(json.loads(raw)).state(), BPE.train(TEXT, 12).state())
-
-    def test_the_load_hint_is_valid_python_for_a_path_with_a_quote(self):
-        root = copy_project(self)
-        run(root, 'tokenizer.py')
-        done = run(root, '-m', 'lab.export_hf', '--out', "it's.json")
-        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertEqual(from_hf(json.loads(raw)).state(), CharBPE.train(TEXT, 12).state())
         hint = done.stdout.splitlines()[-1]
         call = ast.parse(hint.split('load it with: ', 1)[1]).body[0].value
-        self.assertEqual(ast.literal_eval(call.args[0]), "it's.json")
+        self.assertEqual(ast.literal_eval(call.args[0]), 'data/tokenizer.hf.json')  # valid Python
 
-    def test_command_line_refuses_a_vocab_with_a_string_twice_in_one_line(self):
+    def test_export_refuses_a_vocab_with_a_string_twice_in_one_line_and_no_file(self):
         root = copy_project(self)
         (root / 'data' / 'tokenizer.json').write_text(json.dumps(TWICE), encoding='utf-8')
         done = run(root, '-m', 'lab.export_hf')
@@ -91,28 +117,78 @@ class ExportTest(unittest.TestCase):
         self.assertEqual(done.stderr.count('\n'), 1, done.stderr)
         self.assertFalse((root / 'data' / 'tokenizer.hf.json').exists())
 
+    def test_import_command_saves_a_kind_every_lab_loads_or_one_line_and_no_file(self):
+        root = copy_project(self, parts=['tokenizer.py', 'lab'])
+        tok = ByteBPE.train(MIXED, 40, ['<eos>'], 'gpt2')
+        (root / 'hf.json').write_text(json.dumps(to_hf(tok), ensure_ascii=False), encoding='utf-8')
+        done = run(root, '-m', 'lab.import_hf', 'hf.json', '--out', 'ours.json')
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertEqual(kinds.load(root / 'ours.json').state(), tok.state())
+        (root / 'wp.json').write_text(json.dumps({'model': {'type': 'WordPiece'}}), encoding='utf-8')
+        done = run(root, '-m', 'lab.import_hf', 'wp.json', '--out', 'wp-ours.json')
+        self.assertEqual((done.returncode, done.stderr.count('\n')), (1, 1), done.stderr)
+        self.assertIn('"type": "BPE"', done.stderr)
+        self.assertFalse((root / 'wp-ours.json').exists())
+
 
 @unittest.skipIf(Tokenizer is None, 'needs the tokenizers package (pip install tokenizers)')
 class HuggingFaceTest(unittest.TestCase):
-    """The exported file, loaded by the Rust library, gives the same ids and the same text."""
+    """The files, loaded by the Rust library, give the same ids and the same text."""
 
-    def test_same_ids_and_text_as_bpe(self):
-        folder = copy_project(self)
-        for name, tok, texts in trained_tokenizers():
-            path = folder / 'hf.json'
-            path.write_text(json.dumps(to_hf(tok), ensure_ascii=False), encoding='utf-8')
-            hf = Tokenizer.from_file(str(path))
+    def test_every_kind_gives_the_same_ids_and_text_in_tokenizers(self):
+        for name, tok, texts in trained():
+            hf = Tokenizer.from_str(json.dumps(to_hf(tok)))
+            encode = kinds.plain(tok)
             for text in texts:
-                with self.subTest(name, text=text):
+                with self.subTest(name, text=text[:30]):
                     ids = hf.encode(text).ids
-                    self.assertEqual(ids, tok.encode(text))
+                    self.assertEqual(ids, encode(text))
                     self.assertEqual(hf.decode(ids), tok.decode(ids))
 
+    def test_special_strings_in_text_become_special_ids_there_and_here_when_allowed(self):
+        tok = ByteBPE.train(MIXED, 60, ['<eos>', '<bos>'])
+        hf = Tokenizer.from_str(json.dumps(to_hf(tok)))
+        text = '<bos>hi there<eos>'
+        self.assertEqual(hf.encode(text).ids, tok.encode(text, allowed=['<eos>', '<bos>']))
+
     def test_merges_that_use_the_unknown_id(self):
-        tok = BPE.train('a\ufffd\na\ufffd\nb', 5)  # learns 'a' + '\ufffd'
+        tok = CharBPE.train('a\ufffd\na\ufffd\nb', 5)  # learns 'a' + '\ufffd'
         hf = Tokenizer.from_str(json.dumps(to_hf(tok)))
         for text in ['a\ufffd', 'aZ', 'Za', 'a\ufffd\nb']:
             self.assertEqual(hf.encode(text).ids, tok.encode(text), text)
+
+    def test_the_courses_byte_level_tokenizer_reads_in_with_its_own_ids(self):
+        # trained as the course trains it, with its whole byte alphabet and without (then bytes
+        # it never saw have no id, and tokenizers leaves them out: so does the kind)
+        for alphabet in [pre_tokenizers.ByteLevel.alphabet(), []]:
+            hf = Tokenizer(models.BPE())
+            hf.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+            hf.decoder = decoders.ByteLevel()
+            hf.train_from_iterator([MIXED * 3], trainers.BpeTrainer(
+                vocab_size=500, special_tokens=['<eos>'], initial_alphabet=alphabet, show_progress=False))
+            data = json.loads(hf.to_str())
+            tok = from_hf(data)
+            self.assertEqual((tok.kind, tok.special_ids, tok.vocab_size),
+                             ('byte', {'<eos>': 0}, hf.get_vocab_size()))
+            for text in [MIXED, TEXT, *PROBES]:
+                with self.subTest(len(alphabet), text=text[:30]):
+                    ids = hf.encode(text).ids
+                    self.assertEqual(kinds.plain(tok)(text), ids)
+                    self.assertEqual(tok.decode(ids), hf.decode(ids))
+            again = to_hf(tok)['model']
+            self.assertEqual([again['vocab'], again['merges']], [data['model']['vocab'], data['model']['merges']])
+
+    def test_the_patterns_cut_where_tokenizers_cuts(self):
+        rng = random.Random(8)
+        pool = ('abcXYZ한국어😀👍🏽\u0301٣²Ⅻ_.,;:!?\'"-()[]{}'
+                + " '\t\n\r\u3000\u00a0\x1c\x0b" + "'s'S'll 1234 ")
+        for pattern in [*PIECE_PATTERNS, 'word']:
+            split = pre_tokenizers.Split(Regex(PATTERNS[pattern]), 'isolated')
+            for _ in range(300):
+                text = ''.join(rng.choice(pool) for _ in range(rng.randint(1, 40)))
+                with self.subTest(pattern, text=text):
+                    theirs = [piece for piece, _ in split.pre_tokenize_str(text)]
+                    self.assertEqual(compiled(pattern).findall(text), theirs)
 
 
 if __name__ == '__main__':

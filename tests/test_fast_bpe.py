@@ -9,6 +9,7 @@ from unittest import mock
 from lab import fast, fast_bpe
 from lab.fast import encoding, letters, training
 from lab.common import has_lines
+from lab.kinds import CharBPE
 from tests.project import TEXT, copy_project, run
 from tests.test_fuzz import fuzz_texts
 from tokenizer import BPE
@@ -161,11 +162,11 @@ class ParallelEncodeTest(unittest.TestCase):
 
     def test_prepare_splits_documents_the_same_with_jobs(self):
         from lab import prepare
-        tok = fast.train(TEXT, 30)
+        tok = CharBPE.train(TEXT, 30)
         docs, _ = prepare.documents(TEXT * 5)
         with mock.patch.object(encoding, 'PARALLEL_FROM', 0):
-            self.assertEqual(prepare.encode_documents(tok, docs, jobs=2),
-                             [tok.encode(doc) + [tok.chars['\n']] for doc in docs])
+            self.assertEqual(prepare.encode_documents(tok, docs, 1, jobs=2),
+                             [tok.encode(doc) + [1] for doc in docs])
 
 
 class ProgressTest(unittest.TestCase):

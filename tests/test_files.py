@@ -13,7 +13,7 @@ import unittest
 from pathlib import Path
 from unittest import mock
 
-from lab import common, prepare
+from lab import common, kinds, prepare
 from tests.project import TEXT, copy_project, kill_while_writing, run
 from tokenizer import BPE
 
@@ -225,8 +225,8 @@ class PrepareMetaTest(unittest.TestCase):
     def test_meta_json_describes_the_bins(self):
         data = self.root / 'data'
         meta = json.loads((data / 'meta.json').read_text())
-        tok = common.load_tokenizer(data / 'tokenizer.json')
-        self.assertEqual(meta['tokenizer_sha256'], common.fingerprint(tok))
+        tok = kinds.load(data / 'tokenizer.json')
+        self.assertEqual(meta['tokenizer_sha256'], kinds.fingerprint(tok))
         val = prepare.from_bytes((data / 'val.bin').read_bytes(), 'H')
         self.assertEqual(prepare.read_bin(data, 'val.bin'), val)
 
@@ -238,11 +238,17 @@ class PrepareMetaTest(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, 'not the file meta.json describes'):
             prepare.read_bin(data, 'val.bin')
 
-    def test_a_text_of_one_document_is_a_clear_error(self):
-        (self.root / 'one.txt').write_text('just one paragraph\nof two lines\n')
-        done = run(self.root, '-m', 'lab.prepare', 'one.txt', '--out', '.')
+    def test_a_missing_out_folder_is_made(self):
+        done = run(self.root, '-m', 'lab.prepare', '--out', 'new/folder')
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertEqual(sorted(p.name for p in (self.root / 'new' / 'folder').iterdir()),
+                         ['meta.json', 'train.bin', 'val.bin'])
+
+    def test_an_out_that_is_a_file_is_refused_before_any_work(self):
+        (self.root / 'afile').write_text('x')
+        done = run(self.root, '-m', 'lab.prepare', '--out', 'afile')
         self.assertEqual(done.returncode, 1)
-        self.assertIn('one at least each', done.stderr)
+        self.assertIn('afile is not a folder', done.stderr)
 
 
 if __name__ == '__main__':

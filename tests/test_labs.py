@@ -6,13 +6,14 @@ import random
 import tempfile
 import unicodedata
 import unittest
+from array import array
 from pathlib import Path
 from unittest import mock
 
 from lab import (audit, common, compare, compression, fast, kinds, merge_order, normalize, prepare, show,
                  special, vocab_curve)
 from lab.kinds import KINDS, ByteBPE, SpecialBPE
-from tests.project import MIXED, ROOT, TAKES, TEXT, copy_project, run
+from tests.project import MIXED, READS_TEXT, ROOT, TAKES, TEXT, copy_project, run
 from tests.test_toolkit import run_inside
 from tokenizer import BPE
 
@@ -82,8 +83,8 @@ class CompressionTest(unittest.TestCase):
             self.assertEqual(compression.kind_of(line), kind, line)
 
     def test_a_tokenizer_trained_on_english_spends_more_tokens_on_korean(self):
-        tok = fast.train(compression.ENGLISH + compression.KOREAN.splitlines()[0] + '\n', 100)
-        encode = fast.encoder(tok)
+        tok = kinds.CharBPE.train(compression.ENGLISH + compression.KOREAN.splitlines()[0] + '\n', 100)
+        encode = tok.encode
         english = compression.measure('English', tok, encode, compression.ENGLISH.splitlines())
         korean = compression.measure('Korean', tok, encode, compression.KOREAN.splitlines())
         self.assertGreater(float(english[4]), 2 * float(korean[4]))  # characters per token
@@ -91,7 +92,7 @@ class CompressionTest(unittest.TestCase):
 
 class ShowTest(unittest.TestCase):
     def setUp(self):
-        self.tok = BPE.train(TEXT, 12)
+        self.tok = kinds.CharBPE.train(TEXT, 12)
 
     def test_plain_output_puts_ids_under_their_tokens(self):
         lines = show.render(self.tok, self.tok.encode('Q: hi\nA: '), colour=False)
@@ -116,12 +117,12 @@ class ShowTest(unittest.TestCase):
 
 class AuditTest(unittest.TestCase):
     def setUp(self):
-        self.tok = BPE.train(TEXT, 12)
+        self.tok = kinds.CharBPE.train(TEXT, 12)
 
     def test_fingerprint_depends_on_the_tokenizer_not_on_the_file_layout(self):
-        again = BPE(**json.loads(json.dumps(self.tok.state(), indent=4)))
-        self.assertEqual(common.fingerprint(again), common.fingerprint(self.tok))
-        self.assertNotEqual(common.fingerprint(BPE.train(TEXT, 11)), common.fingerprint(self.tok))
+        again = kinds.CharBPE(**json.loads(json.dumps(self.tok.state(), indent=4)))
+        self.assertEqual(kinds.fingerprint(again), kinds.fingerprint(self.tok))
+        self.assertNotEqual(kinds.fingerprint(kinds.CharBPE.train(TEXT, 11)), kinds.fingerprint(self.tok))
 
     def test_default_data_passes(self):
         report = audit.audit(self.tok, TEXT)
@@ -134,17 +135,15 @@ class AuditTest(unittest.TestCase):
         self.assertAlmostEqual(report['unknown_rate'], 1 / 5)
 
     def test_a_broken_tokenizer_fails_round_trip_and_offsets(self):
-        state = self.tok.state()
-        vocab = list(state['vocab'])
-        vocab[28] = ':-'  # built by hand, past the loader: ': ' now decodes wrong
-        report = audit.audit(BPE(vocab, state['merges']), 'a: hi\n')
+        self.tok.vocab[28] = ':-'  # changed after the checks of the constructor: ': ' now decodes wrong
+        report = audit.audit(self.tok, 'a: hi\n')
         self.assertEqual(report['failures'], [(1, 2)])
         self.assertEqual(report['offsets_bad'], 1)
 
     def test_never_and_rarely_used_rows(self):
         report = audit.audit(self.tok, 'hi hi\n')
-        self.assertIn(self.tok.chars['z'] if 'z' in self.tok.chars else 0, report['never'])
-        self.assertIn(self.tok.chars['h'], report['rare'])
+        self.assertIn(self.tok.lesson.chars['y'], report['never'])
+        self.assertIn(self.tok.lesson.chars['h'], report['rare'])
 
     def test_command_line_gate_on_unknown_rate(self):
         root = copy_project(self)
@@ -174,13 +173,49 @@ class PrepareTest(unittest.TestCase):
         self.assertEqual(joined, tok.encode(TEXT))
 
     def test_prepare_writes_bins_that_read_back_as_the_encoded_documents(self):
-        tok = BPE.train(TEXT, 12)
+        tok = kinds.CharBPE.train(TEXT, 12)
         with tempfile.TemporaryDirectory() as out:
             made = prepare.prepare(tok, TEXT, Path(out), block_size=8, jobs=1)
             self.assertEqual(made['back'], made['train'])
             self.assertEqual(made['train'] + made['val'], tok.encode(TEXT))
             written = sorted(p.name for p in Path(out).iterdir())
             self.assertEqual(written, ['meta.json', 'train.bin', 'val.bin'])
+
+    def test_with_eos_each_document_reads_back_as_its_ids_then_eos(self):
+        tok = ByteBPE.train(MIXED, 40, special=['<eos>'])
+        docs, _ = prepare.documents(MIXED)
+        with tempfile.TemporaryDirectory() as out:
+            prepare.prepare(tok, MIXED, Path(out), block_size=8, jobs=1)
+            ids = array('H')  # as the course reads them: numpy.memmap(path, dtype='<u2') gives the same
+            for name in ['train.bin', 'val.bin']:
+                ids.frombytes((Path(out) / name).read_bytes())
+            meta = json.loads((Path(out) / 'meta.json').read_text(encoding='utf-8'))
+        self.assertEqual(ids.tolist(), [i for doc in docs for i in tok.encode(doc) + [0]])
+        self.assertEqual((meta['dtype'], meta['end_of_document']), ('uint16', {'token': '<eos>', 'id': 0}))
+
+    def test_from_65536_ids_the_bins_hold_uint32_and_meta_json_says_so(self):
+        lesson = BPE.train(TEXT, 12)
+        specials = [f'<s{n}>' for n in range(65_536 - len(lesson.vocab))] + ['<eos>']
+        tok = SpecialBPE(lesson.vocab, lesson.merges, specials)
+        with tempfile.TemporaryDirectory() as out:
+            made = prepare.prepare(tok, TEXT, Path(out), block_size=8, jobs=1)
+            self.assertEqual(made['dtype'], 'uint32')
+            self.assertEqual(prepare.read_bin(Path(out), 'train.bin'), made['train'])
+            self.assertIn(65_536, made['train'])  # <eos>, past what 16 bits hold
+            self.assertEqual((Path(out) / 'train.bin').stat().st_size, 4 * len(made['train']))
+
+    def test_lines_are_documents_when_asked(self):
+        docs, how = prepare.documents('one\ntwo\n\nthree\n', 'lines')
+        self.assertEqual((docs, how), (['one', 'two', 'three'], 'one a line'))
+
+    def test_fewer_than_two_documents_split_the_tokens_95_5(self):
+        tok = ByteBPE.train(MIXED, 40, special=['<eos>'])
+        line = MIXED.splitlines()[5]  # one document, of one line
+        with tempfile.TemporaryDirectory() as out:
+            made = prepare.prepare(tok, line + '\n', Path(out) / 'new' / 'folder', block_size=8, jobs=1)
+        ids = tok.encode(line) + [0]
+        self.assertEqual((made['train'], made['val'], made['train_docs']),
+                         (ids[:round(len(ids) * 0.95)], ids[round(len(ids) * 0.95):], None))
 
     def test_split_is_at_the_document_boundary_nearest_95_percent(self):
         self.assertEqual(prepare.split_at_document([10] * 20, 0.95), 19)
@@ -226,9 +261,9 @@ class PrepareTest(unittest.TestCase):
 
 class AuditAndCompressionCountAlikeTest(unittest.TestCase):
     def test_both_count_the_same_lines_characters_and_unknowns(self):
-        tok = BPE.train(TEXT, 12)
+        tok = kinds.CharBPE.train(TEXT, 12)
         report = audit.audit(tok, MIXED)
-        row = compression.measure('mixed', tok, fast.encoder(tok), common.lines_of(MIXED))
+        row = compression.measure('mixed', tok, tok.encode, common.lines_of(MIXED))
         unknown_share = f"{sum(report['unknown'].values()) / report['chars']:.1%}"
         self.assertEqual(row[1:4] + [row[6]], [str(report['lines']), f"{report['chars']:,}",
                                               f"{report['tokens']:,}", unknown_share])
@@ -238,7 +273,7 @@ class EveryLabTest(unittest.TestCase):
     def test_a_missing_file_is_one_line_for_every_lab_that_reads_one(self):
         root = copy_project(self)
         run(root, 'tokenizer.py')
-        for name in [name for name in TAKES['FILE'] if name not in ('token_count', 'merge_order',
+        for name in [name for name in READS_TEXT if name not in ('token_count', 'merge_order',
                                                                      'pretokenize', 'vocab_curve')]:
             with self.subTest(name):
                 done = run(root, '-m', f'lab.{name}', 'nope.txt')
@@ -280,7 +315,7 @@ class CompressionCommandTest(unittest.TestCase):
         run(root, '-m', 'lab.fast_bpe', '--merges', '3', '--out', 'three.json')
         done = run(root, '-m', 'lab.compression', '--tokenizer', 'three.json')
         self.assertEqual(done.returncode, 0, done.stderr)
-        self.assertTrue(done.stdout.startswith('tokenizer: three.json, 31 tokens'), done.stdout)
+        self.assertTrue(done.stdout.startswith('tokenizer: three.json, char, 31 ids'), done.stdout)
 
 
 class NotALabTest(unittest.TestCase):

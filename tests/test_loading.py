@@ -178,7 +178,8 @@ class CheckLabTest(unittest.TestCase):
         run(root, 'tokenizer.py')
         done = run(root, '-m', 'lab.check')
         self.assertEqual(done.returncode, 0, done.stderr)
-        self.assertIn('sound, 40 tokens (27 characters, 12 merges)', done.stdout)
+        self.assertIn('sound, a char tokenizer\n  40 ids: 1 unknown, 27 characters, 12 merges',
+                      done.stdout)
 
 if __name__ == '__main__':
     unittest.main()

@@ -19,12 +19,11 @@ import unittest
 from unittest import mock
 
 from lab import common
-from tests.project import LABS, ROOT, TAKES, copy_project, run
+from tests.project import LABS, READS_TEXT, ROOT, TAKES, copy_project, run
 
 # The lesson's three labs, as a learner types them, have no --help, no Ctrl-C message: their
 # toolkit checks are in tests/test_beyond_lesson.py, the one module that may fail with them.
 LESSON_LABS = ['bpe_trace', 'token_count', 'unknown']
-TAKES_A_FILE = TAKES['FILE']
 SLOW = {'speed': ['--merges', '50']}  # the benchmark's defaults are for books
 # escape sequences that clear the screen, set the window title, ring the bell, and reorder text
 HOSTILE = ('Q: \x1b[2J\x1b[H hi \x1b]0;owned\x07 there\n'
@@ -96,6 +95,7 @@ class EveryLabTest(unittest.TestCase):
     def setUpClass(cls):
         cls.root = copy_project(cls)
         assert run(cls.root, 'tokenizer.py').returncode == 0
+        assert run_inside(cls.root, 'export_hf')[0] == 0  # what lab.import_hf reads by default
 
     def test_help_exits_0_and_shows_defaults_as_typed(self):
         for name in self.labs:
@@ -141,7 +141,7 @@ class EveryLabTest(unittest.TestCase):
 
     def test_default_output_fits_80_columns(self):
         for name in self.labs:
-            for extra in ([], ['data/mixed.txt']) if name in TAKES_A_FILE else ([],):
+            for extra in ([], ['data/mixed.txt']) if name in READS_TEXT else ([],):
                 with self.subTest(name, file=extra):
                     code, out, err = run_inside(self.root, name, *SLOW.get(name, []), *extra)
                     self.assertIn(code, (0, 1), err)  # 1: audit and normalize fail their gates on mixed.txt
@@ -216,7 +216,7 @@ class EveryLabTest(unittest.TestCase):
     def test_a_file_holding_only_a_byte_order_mark_is_empty_and_nothing_is_written(self):
         (self.root / 'bom.txt').write_bytes(b'\xef\xbb\xbf')  # Notepad's empty "UTF-8 with BOM"
         saved = (self.root / 'data' / 'tokenizer.json').read_bytes()
-        for name in [name for name in self.labs if name in TAKES_A_FILE]:
+        for name in [name for name in self.labs if name in READS_TEXT]:
             with self.subTest(name):
                 code, out, err = run_inside(self.root, name, 'bom.txt')
                 self.assertEqual(code, 1)
@@ -228,7 +228,7 @@ class EveryLabTest(unittest.TestCase):
         with open(self.root / 'huge.txt', 'wb') as f:
             f.truncate(2**40)  # a terabyte that takes no room on disk: a sparse file
         self.addCleanup((self.root / 'huge.txt').unlink)
-        for name in [name for name in self.labs if name in TAKES_A_FILE]:
+        for name in [name for name in self.labs if name in READS_TEXT]:
             with self.subTest(name):
                 started = time.monotonic()
                 code, out, err = run_inside(self.root, name, 'huge.txt')
@@ -303,7 +303,7 @@ class HostileTextTest(unittest.TestCase):
         self.assertEqual(trained.returncode, 0, trained.stderr)
 
         for name in LABS:
-            extra = (['evil.txt'] if name in TAKES_A_FILE else
+            extra = (['evil.txt'] if name in READS_TEXT else
                      [HOSTILE.splitlines()[0]] if name in ('show', 'bpe_trace', 'unknown', 'special') else [])
             if name == 'fast_bpe':
                 extra += ['--out', 'evil.json']

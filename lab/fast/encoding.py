@@ -52,13 +52,20 @@ def encode(tok, text, jobs=None):
     if jobs <= 1 or '\n' not in tok.chars or len(text) < PARALLEL_FROM or not made_as_train_makes(tok):
         return encoder(tok)(text)
     size = -(-len(text) // (jobs * 4))  # four blocks a process, so that none waits long for the last
+    blocks = line_blocks(text, size)
+    encoded = in_processes(start_worker, common.state_of(tok), encode_in_worker, blocks, jobs)
+    return list(chain.from_iterable(encoded))  # each block but the last ends in '\n', and holds its id
+
+
+def in_processes(start, state, work, blocks, jobs):
+    """[work(block) for block in blocks], in jobs processes, each made ready once by start(state)
+    (start and work are functions of a module, so that each process can find them)."""
     try:
-        with multiprocessing.Pool(jobs, initializer=start_worker, initargs=(common.state_of(tok),)) as pool:
-            encoded = pool.map(encode_in_worker, line_blocks(text, size))
+        with multiprocessing.Pool(jobs, initializer=start, initargs=(state,)) as pool:
+            return pool.map(work, blocks)
     except OSError as e:  # no more processes allowed (ulimit -u), or no memory for them
         raise ValueError(f'cannot start {jobs} processes to encode with ({e.strerror}): '
                          'use fewer --jobs') from None
-    return list(chain.from_iterable(encoded))  # each block but the last ends in '\n', and holds its id
 
 
 def encoder(tok):

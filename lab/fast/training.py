@@ -67,8 +67,10 @@ def learn(lines, base, count, tie='first', progress=None):
     to such lines (lab/kinds). base maps each character to its text in the vocabulary, in id
     order. tie: 'first', the pair whose first occurrence comes first wins a tie, as in the
     lesson; 'sorted', the pair whose two texts sort first (then the smaller ids)."""
+    if not count:
+        return list(base.values()), []  # the base alone: no pairs to count
     used = set(base) | {'\n'}
-    if count and spare(used) <= count:  # a spacer and a character for each new token: too few left
+    if spare(used) <= count:  # a spacer and a character for each new token: too few left
         raise ValueError(f'the text uses {len(used):,} distinct characters, leaving {spare(used):,} '
                          'code points free; lab.fast_bpe writes each new token as a free one: ask for '
                          f'at most {max(spare(used) - 1, 0):,} merges')

@@ -28,11 +28,13 @@ To add a kind: copy the file of the kind closest to it, add its row above and it
 KINDS below; tests/test_kinds.py then holds it to the shape, and a test of its own rule
 goes there.
 """
+import hashlib
 import inspect
 import json
 import os
 
 from lab import common
+from lab.fast import encoding
 from lab.kinds.byte import ByteBPE
 from lab.kinds.char import CharBPE
 from lab.kinds.piece import PieceBPE
@@ -65,7 +67,7 @@ def kind_of(data):
     if isinstance(data, dict) and sorted(data) == ['merges', 'special']:  # lab.byte_bpe's files of old
         return 'byte', data
     if isinstance(data, dict) and 'model' in data:
-        raise ValueError('a Hugging Face tokenizers file: python3 -m lab.import_hf reads it into one of ours')
+        raise ValueError('a tokenizers file: read it with python3 -m lab.import_hf')
     problem = common.problem_with(data)
     if problem and isinstance(data, dict) and {'vocab', 'merges'} & set(data):
         # written by a tokenizer.py whose state() is not the lesson's: training again cannot mend it
@@ -112,3 +114,80 @@ def plain(tok):
     if tok.special_ids:
         return lambda text: tok.encode(text, disallowed='plain')
     return tok.encode
+
+
+def describe(tok):
+    """What a tokenizer's ids are, in words: '40 ids: 1 unknown, 27 characters, 12 merges'."""
+    merges, special = len(tok.state()['merges']), len(tok.special_ids)
+    if tok.kind == 'byte':
+        parts = [f'{sum(i is not None for i in tok.byte_ids)} bytes']
+    else:
+        marker = ['1 end of word'] if tok.kind == 'word' else []
+        characters = tok.vocab_size - merges - special - 1 - len(marker)
+        parts = ['1 unknown', *marker, f'{characters} characters']
+    if special:
+        parts.insert(0 if tok.kind == 'byte' else len(parts), f'{special} special')
+    return f'{tok.vocab_size:,} ids: ' + ', '.join(parts + [f'{merges} merges'])
+
+
+def token_text(tok, i):
+    """Token i as text to show: its characters, or for a token that holds only part of a
+    character (the byte kind's), its bytes as escapes such as \\xec."""
+    return tok.token_bytes(i).decode('utf-8', 'backslashreplace')
+
+
+def fingerprint(tok):
+    """sha256 of the canonical JSON of tok's file: the same for the same tokenizer, however saved."""
+    canonical = json.dumps(file_state(tok), ensure_ascii=False, separators=(',', ':'))
+    return hashlib.sha256(canonical.encode('utf-8')).hexdigest()
+
+
+def mapping_fingerprint(tok):
+    """sha256 of what each id stands for, id by id: ["special", name] or ["bytes", hex]. Two
+    tokenizers that give every id the same meaning have the same one, whatever their kind."""
+    names = {i: name for name, i in tok.special_ids.items()}
+    mapping = [['special', names[i]] if i in names else ['bytes', tok.token_bytes(i).hex()]
+               for i in range(tok.vocab_size)]
+    return hashlib.sha256(json.dumps(mapping, separators=(',', ':')).encode('utf-8')).hexdigest()
+
+
+def document_end(tok):
+    """(id, name) of the token that ends a document for a model: <eos> when tok has it, else the
+    newline token, as in the lesson, whose generator stops when it samples '\\n'. None when
+    tok has neither."""
+    if '<eos>' in tok.special_ids:
+        return tok.special_ids['<eos>'], '<eos>'
+    ids = plain(tok)('\n')
+    if len(ids) == 1 and tok.decode(ids) == '\n':
+        return ids[0], '\\n'
+    return None
+
+
+def encode_many(tok, texts, jobs=None):
+    """[plain(tok)(text) for text in texts], in jobs processes (one per core unless given, and
+    one for less than PARALLEL_FROM characters), each rebuilding tok from its file."""
+    jobs = os.cpu_count() or 1 if jobs is None else jobs
+    size = sum(map(len, texts))
+    if jobs <= 1 or len(texts) < 2 or size < encoding.PARALLEL_FROM:
+        return list(map(plain(tok), texts))
+    blocks, block, filled = [], [], 0
+    for text in texts:  # four blocks a process, so that none waits long for the last
+        block.append(text)
+        filled += len(text)
+        if filled * jobs * 4 >= size:
+            blocks.append(block)
+            block, filled = [], 0
+    encoded = encoding.in_processes(start_worker, file_state(tok), encode_in_worker, blocks + [block], jobs)
+    return [ids for block in encoded for ids in block]
+
+
+WORKER = {}  # in each process of encode_many: its encoder
+
+
+def start_worker(data):
+    kind, state = kind_of(data)
+    WORKER['encode'] = plain(KINDS[kind](**state))
+
+
+def encode_in_worker(texts):
+    return list(map(WORKER['encode'], texts))
