@@ -142,7 +142,7 @@ def show(tok, r, max_unk):
              'unknown rate': r['unknown_rate'] <= max_unk}
     row('fingerprint', "sha256 of the tokenizer's canonical JSON:")
     row('', kinds.fingerprint(tok))
-    row('vocabulary', f'a {tok.kind} tokenizer, {kinds.describe(tok)}')
+    row('vocabulary', common.fill(f'a {tok.kind} tokenizer, {kinds.describe(tok)}', columns=80 - 13))
     row('corpus', f"{r['lines']:,} lines, {r['chars']:,} characters (newlines not counted)")
     row('tokens', f"{r['tokens']:,}, {r['chars'] / max(r['tokens'], 1):.2f} characters per token")
     row('tokens/line', '  '.join(f'p{p} {percentile(r["per_line"], p)}' for p in (50, 95, 99))

@@ -480,9 +480,7 @@ def say_if_not_nfc(text, path):
     tokenizer trained on NFD Korean turns the same words typed in NFC into unknowns."""
     found = not_nfc(text)
     if found:
-        characters, lines = found
-        note(f'{path} is not in NFC: {characters:,} characters in {lines:,} line{"s" * (lines != 1)} '
-             f'change under NFC; see python3 -m lab.normalize {path}')
+        note(f'{found[0]:,} characters are not in NFC: python3 -m lab.normalize {path}')
 
 
 def count_lines(tok, encode, lines):
@@ -594,10 +592,10 @@ def jobs(text):
 
 
 def note(message):
-    """One line on stderr, escaped and within 80 columns, that does not stop the lab."""
+    """One line on stderr, escaped, that does not stop the lab."""
     if sys.stderr:
         status()
-        print(clip(f'{lab_name()}: {shown(str(message))}'), file=sys.stderr)
+        print(f'{lab_name()}: {shown(str(message))}', file=sys.stderr)
 
 
 def fail(message, code=1):

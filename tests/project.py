@@ -20,8 +20,8 @@ LABS = sorted(path.stem for path in (ROOT / 'lab').glob('*.py') if path.stem not
 # The labs that take each of the toolkit's shared arguments (tests/test_toolkit.py holds each
 # lab's --help to this, and README.md lists the same).
 TAKES = {
-    'FILE': ['audit', 'byte_bpe', 'compare', 'compression', 'fast_bpe', 'import_hf', 'merge_order', 'normalize',
-             'prepare', 'pretokenize', 'speed', 'token_count', 'vocab_curve', 'word_bpe'],
+    'FILE': ['audit', 'byte_bpe', 'compare', 'compression', 'fast_bpe', 'import_hf', 'merge_order',
+             'normalize', 'prepare', 'pretokenize', 'speed', 'token_count', 'vocab_curve', 'word_bpe'],
     '--tokenizer': ['audit', 'check', 'compression', 'export_hf', 'merge_order', 'prepare', 'show',
                     'special', 'unknown'],
     '--out': ['audit', 'byte_bpe', 'export_hf', 'fast_bpe', 'import_hf', 'prepare'],

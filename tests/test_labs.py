@@ -13,7 +13,7 @@ from unittest import mock
 from lab import (audit, common, compare, compression, fast, kinds, merge_order, normalize, prepare, show,
                  special, vocab_curve)
 from lab.kinds import KINDS, ByteBPE, SpecialBPE
-from tests.project import MIXED, READS_TEXT, ROOT, TAKES, TEXT, copy_project, run
+from tests.project import MIXED, READS_TEXT, ROOT, TEXT, copy_project, run
 from tests.test_toolkit import run_inside
 from tokenizer import BPE
 
