@@ -102,9 +102,9 @@ def audit(tok, text):
             failures.append((n, common.first_difference(back, want)))
         offsets_bad += not offsets_ok(tok, line, ids)
         split += split_characters(tok, line, ids) if tok.unknown_id is None else 0
-    end = kinds.document_end(tok)
-    if end and end[1] == '\\n':
-        used[end[0]] += text.count('\n')
+    newline = encode('\n')
+    if len(newline) == 1:  # lines were encoded without it: their newlines use it all the same
+        used[newline[0]] += text.count('\n')
     specials = set(tok.special_ids.values())
     report.update(unknown_rate=sum(report['unknown'].values()) / max(report['chars'], 1),
                   fallback_rate=split / max(report['chars'], 1) if tok.unknown_id is None else None,

@@ -46,6 +46,8 @@ def compare(text, count, holdout=None):
     and measured on the second; on the whole text for both unless holdout is a share."""
     train_text, measured = common.hold_out(text, holdout) if holdout else (text, text)
     figures = {}
+    for Kind in KINDS.values():
+        Kind.train('', 0)  # what a kind makes once in a process (a compiled pattern) is not training
     for n, (name, Kind) in enumerate(KINDS.items(), 1):
         common.status(f'training {name} ({n} of {len(KINDS)}) on {len(train_text):,} characters ...')
         figures[name] = measure(Kind, train_text, measured, count)
