@@ -29,10 +29,10 @@ class BPE:
     @classmethod
     def train(cls, text, count):
         if not isinstance(text, str) or type(count) is not int or count < 0:  # check
-            raise TypeError('train(text, count) takes a str and a whole number >= 0')
+            raise TypeError('train(text, count) takes a str and a whole number >= 0')  # check
         vocab = ['\ufffd'] + sorted(set(text) - {'\ufffd'})  # id 0: any character not in text
         merges = []
-        ids = cls(vocab, merges).encode(text)
+        ids = [vocab.index(ch) for ch in text]  # '\ufffd' in the text is id 0 too
         for _ in range(count):
             counts = {}
             for a, b in zip(ids, ids[1:]):
@@ -49,7 +49,7 @@ class BPE:
 
     def encode(self, text):
         if not isinstance(text, str):  # check: bytes or a list would become unknown ids
-            raise TypeError(f'encode takes a str, not {type(text).__name__}')
+            raise TypeError(f'encode takes a str, not {type(text).__name__}')  # check
         ids = [self.chars.get(ch, 0) for ch in text]
         for pair, new_id in self.merges:  # in the learned order: later merges build on earlier ones
             ids = merge(ids, pair, new_id)
@@ -58,8 +58,8 @@ class BPE:
     def decode(self, ids):
         ids = list(ids)  # check: the loop below would use up a generator
         for i in ids:  # check: -1 too, which Python would quietly read as the last token
-            if isinstance(i, bool) or not hasattr(i, '__index__') or not 0 <= i < len(self.vocab):
-                raise ValueError(f'id {i!r} is not in this vocabulary of {len(self.vocab)} tokens')
+            if isinstance(i, bool) or not hasattr(i, '__index__') or not 0 <= i < len(self.vocab):  # check
+                raise ValueError(f'id {i!r} is not in this vocabulary of {len(self.vocab)} tokens')  # check
         return ''.join(self.vocab[i] for i in ids)
 
     def state(self):
@@ -72,34 +72,30 @@ HERE = HERE if (HERE / 'settings.json').exists() else Path.cwd()  # pip-installe
 
 def read_text(path, fix, limit=2**26):  # 64 MiB: train needs ~20 bytes a character, ~30 s a merge
     if os.path.exists(path) and (not os.path.isfile(path) or os.path.getsize(path) > limit):  # check: a pipe
-        raise ValueError(f'{path} must be a regular file of at most {limit:,} bytes: {fix}')  # never ends
+        raise ValueError(f'{path} must be a regular file of at most {limit:,} bytes: {fix}')  # check
     try:
-        with open(path, 'rb') as f:
-            data = f.read()
-        text = data.decode('utf-8-sig')  # -sig: leave out the byte order mark Notepad may write
+        text = Path(path).read_bytes().decode('utf-8-sig')  # -sig: leave out Notepad's byte order mark
     except OSError as e:
         raise ValueError(f'cannot read {path} ({e.strerror}): {fix}') from None
     except UnicodeDecodeError as e:  # check: say where, so the user can find it
-        line, byte = e.object.count(b'\n', 0, e.start) + 1, e.object[e.start]  # after a byte order mark
-        raise ValueError(f'{path} is not UTF-8 (byte 0x{byte:02x}, line {line}): save it as UTF-8') from None
+        line, byte = e.object.count(b'\n', 0, e.start) + 1, e.object[e.start]  # check: after a BOM
+        raise ValueError(f'{path} is not UTF-8 (byte 0x{byte:02x}, line {line}): save it as UTF-8')  # check
     if not text:  # check
-        raise ValueError(f'{path} is empty: {fix}')
+        raise ValueError(f'{path} is empty: {fix}')  # check
     if '\x00' in text:  # check: UTF-16 read as UTF-8 has a NUL beside every letter
-        raise ValueError(f'{path} holds NUL characters, so it looks like UTF-16: save it as UTF-8')
+        raise ValueError(f'{path} holds NUL characters, so it looks like UTF-16: save it as UTF-8')  # check
     return text.replace('\r\n', '\n').replace('\r', '\n')  # as Path.read_text reads text
 
 
 def read_merge_count(path):
-    def once(pairs):  # a JSON object as a dict; None for {"merges": 5, "merges": 12}: which is meant?
-        return dict(pairs) if len(dict(pairs)) == len(pairs) else None
     raw = read_text(path, 'write {"merges": 12} in it', 4096)
     try:
-        settings = json.loads(raw, object_pairs_hook=once)
+        settings = json.loads(raw)
     except (ValueError, RecursionError) as e:  # not JSON, or nested too deeply
         raise ValueError(f'{path} is not valid JSON ({e}): write {{"merges": 12}} in it') from None
     count = settings.get('merges') if isinstance(settings, dict) else None
-    if type(count) is not int or count < 0:  # check: refuses "12", -1, 1.5, true and a key twice
-        raise ValueError(f'{path}: write "merges" once, as a whole number >= 0: {{"merges": 12}}')
+    if type(count) is not int or count < 0 or raw.count('"merges"') > 1:  # check: "12", -1, 1.5, true
+        raise ValueError(f'{path}: write "merges" once, as a whole number >= 0: {{"merges": 12}}')  # check
     return count
 
 
@@ -112,17 +108,19 @@ def save(text, path):  # a whole file beside path, then a rename: never half a f
             f.flush()  # check: on the disk before the rename, even if the power goes
             os.fsync(f.fileno())  # check
         if path.exists():  # check: keep its permissions: a private (0600) file stays private
-            os.chmod(tmp, path.stat().st_mode)
+            os.chmod(tmp, path.stat().st_mode)  # check
         os.replace(tmp, path)
     except OSError as e:
         raise ValueError(f'cannot write {path} ({e.strerror})') from None
     finally:  # check: what is left of a failed write (a read-only disk refuses to unlink a missing file)
-        tmp.exists() and tmp.unlink()
+        tmp.exists() and tmp.unlink()  # check
 
 
 def main():
     count = read_merge_count(HERE / 'settings.json')
     text = read_text(HERE / 'data/train.txt', 'put your training text there (lab.fast_bpe for large ones)')
+    if len(text) > 100_000:  # every merge counts all of the text again: about 0.7 s a megabyte each
+        print(f'about {len(text) * count // 1_400_000 + 1} s to train; lab.fast_bpe learns it in seconds')
     tok = BPE.train(text, count)
     print('vocab:', len(tok.vocab), 'merges:', len(tok.merges))
     if len(tok.merges) < count:
@@ -137,4 +135,4 @@ if __name__ == '__main__':
     except ValueError as e:  # a mistake in the user's files: one line, no traceback
         sys.exit('tokenizer.py: ' + ''.join(c if c.isprintable() else ascii(c)[1:-1] for c in str(e)))
     except KeyboardInterrupt:  # check: the save comes last, and is all or nothing
-        sys.exit('tokenizer.py: interrupted; data/tokenizer.json is as it was')
+        sys.exit('tokenizer.py: interrupted; data/tokenizer.json is as it was')  # check

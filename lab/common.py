@@ -39,7 +39,7 @@ MAKE_TOKENIZER = 'run python3 tokenizer.py to make it'
 # Memory a lab may need for each byte of text it reads: byte_bpe, the hungriest, peaked at
 # about 80 on a 1.1 MB novel (lab.fast_bpe at 22, measured with lab.speed on 12 MB).
 MEMORY_PER_TEXT_BYTE = 100
-SELFCHECK = 'python3 -m lab.selfcheck checks tokenizer.py rule by rule and says where to look'
+SELFCHECK = 'python3 -m lab.selfcheck checks tokenizer.py rule by rule'
 A_TEXT_FILE = 'give a UTF-8 text file'
 
 
@@ -445,10 +445,11 @@ def lines_of(text):
 
 
 def has_lines(printed, wanted):
-    """Whether the wanted lines are among the printed ones, whole and in order: the rule for a
-    program that may print more than the lesson's lines (a learner's own print, say)."""
+    """Whether the wanted lines are among the printed ones, in order, each whole at the end of a
+    line: the rule for a program that may print more than the lesson's lines (a learner's own
+    print, say, or one that ends without a newline, as print('.', end='') does)."""
     lines = iter(printed.splitlines())
-    return all(any(line == want for line in lines) for want in wanted)
+    return all(any(line.endswith(want) for line in lines) for want in wanted)
 
 
 HANGUL = re.compile('[\u1100-\u11ff\u3130-\u318f\uac00-\ud7a3]')  # jamo, compatibility jamo, syllables
@@ -516,7 +517,7 @@ def use_colour(stream=None):
 def lab_name():
     """'lab.NAME' of the lab that python3 -m runs."""
     spec = getattr(sys.modules['__main__'], '__spec__', None)
-    return spec.name if spec else 'lab'
+    return spec.name.removesuffix('.__main__') if spec else 'lab'
 
 
 def parser(doc):
@@ -628,7 +629,7 @@ def run(main):
         said = learners_error(e)
         if said:  # a bug in the learner's tokenizer.py: what, where, and the tutor; no traceback
             for line in said:
-                print(f'{lab_name()}: {shown(line)}', file=sys.stderr)
+                print(fill(shown(line), f'{lab_name()}: ', '  '), file=sys.stderr)
             sys.exit(1)
         if isinstance(e, ValueError):  # a mistake in the user's files or arguments
             fail(e)
@@ -636,31 +637,35 @@ def run(main):
 
 
 def learners_error(error):
-    """Up to three lines when error was raised inside tokenizer.py (the file a learner types):
-    the exception, the line and function of tokenizer.py, and the tutor. None otherwise."""
+    """The lines that say what an error raised inside tokenizer.py (the file a learner types)
+    means, as the tutor says it (lab/selfcheck/explain.py, in English), then the tutor's
+    command; None when the error is not the learner's."""
     module = sys.modules.get('tokenizer')
     mine = os.path.realpath(getattr(module, '__file__', None) or 'tokenizer.py')
-    said = f'tokenizer.py raised {type(error).__name__}: {error}'
     if isinstance(error, ImportError) and error.name == 'tokenizer':
         return [f'tokenizer.py cannot be imported ({error})', SELFCHECK]
-    if isinstance(error, SyntaxError) and os.path.realpath(error.filename or '') == mine:
-        return [said, f'at tokenizer.py, line {error.lineno}', SELFCHECK]
-    frames = traceback.extract_tb(error.__traceback__)
-    last = frames[-1] if frames else None
-    if last and os.path.realpath(last.filename) == mine and (last.line or '').startswith('raise'):
-        return None  # raised on purpose: a check in tokenizer.py refusing bad input, one line as any
-    mine_frames = []
-    for frame in frames:
-        path = os.path.realpath(frame.filename)
-        if path == mine:
-            mine_frames.append(frame)
-        elif mine_frames and path.startswith(str(ROOT / 'lab') + os.sep):
-            mine_frames = []  # tokenizer.py called back into a lab: the error is the lab's
-    if not mine_frames:
-        return None
-    # the function, not the comprehension inside it (<listcomp>, <genexpr>)
-    function = ([f.name for f in mine_frames if not f.name.startswith('<')] or [mine_frames[-1].name])[-1]
-    return [said, f'at tokenizer.py, line {mine_frames[-1].lineno}, in {function}', SELFCHECK]
+    if not (isinstance(error, SyntaxError) and os.path.realpath(error.filename or '') == mine):
+        frames = traceback.extract_tb(error.__traceback__)
+        last = frames[-1] if frames else None
+        if last and os.path.realpath(last.filename) == mine and (last.line or '').startswith('raise'):
+            return None  # raised on purpose: a check in tokenizer.py refusing bad input, one line as any
+        learners = False
+        for frame in frames:
+            path = os.path.realpath(frame.filename)
+            if path == mine:
+                learners = True
+            elif learners and path.startswith(str(ROOT / 'lab') + os.sep):
+                learners = False  # tokenizer.py called back into a lab: the error is the lab's
+        if not learners:
+            return None
+    from lab.selfcheck import explain, report  # here, not above: the tutor's words are needed only now
+    try:
+        source = Path(mine).read_text(encoding='utf-8', errors='replace')
+    except OSError:
+        source = ''
+    words = report.catalog('en')
+    return [report.render(words, key, dict(fields, file='tokenizer.py'))
+            for key, fields in explain.explain(error, mine, source) if key != 'look'] + [SELFCHECK]
 
 
 if __name__ == '__main__':

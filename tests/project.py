@@ -16,7 +16,18 @@ LESSON_LABS = ['lab/bpe_trace.py', 'lab/unknown.py', 'lab/token_count.py']
 # The package and the plumbing the labs share are not: a module added to lab/ that is not a
 # lab is named here.
 NOT_LABS = {'__init__', 'common'}
-LABS = sorted(path.stem for path in (ROOT / 'lab').glob('*.py') if path.stem not in NOT_LABS)
+# A lab may also be a package of its own (lab/selfcheck/, run by its __main__.py); the engine and
+# the kinds are packages too, but libraries: their __main__.py only says so.
+LIBRARIES = {'fast', 'kinds'}
+LABS = sorted([path.stem for path in (ROOT / 'lab').glob('*.py') if path.stem not in NOT_LABS]
+              + [path.parent.name for path in (ROOT / 'lab').glob('*/__main__.py')
+                 if path.parent.name not in LIBRARIES])
+
+
+def lab_files(name):
+    """The source files of a lab: lab/NAME.py, or every file of the package lab/NAME/."""
+    return [ROOT / 'lab' / f'{name}.py'] if (ROOT / 'lab' / f'{name}.py').exists() else \
+        sorted((ROOT / 'lab' / name).glob('*.py'))
 # The labs that take each of the toolkit's shared arguments (tests/test_toolkit.py holds each
 # lab's --help to this, and README.md lists the same).
 TAKES = {
@@ -68,7 +79,7 @@ def kill_while_writing(test, code, args, cwd, path, wholes, rounds, seed):
 
 def run(root, *args, cwd=None, env=None, stdin=None, timeout=120):
     """Run python3 with args in the project copy; return the finished process (text mode)."""
-    environment = dict(os.environ, PYTHONIOENCODING='utf-8', **(env or {}))
+    environment = {**os.environ, 'PYTHONIOENCODING': 'utf-8', **(env or {})}
     environment.pop('NO_COLOR', None)
     return subprocess.run([sys.executable, *args], cwd=cwd or root, env=environment, input=stdin,
                           capture_output=True, text=True, encoding='utf-8', timeout=timeout)

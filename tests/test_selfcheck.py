@@ -1,22 +1,31 @@
 """lab.selfcheck, the tutor: it follows a learner typing tokenizer.py part by part, catches
-every rule of the lesson broken on its own, names it first, and says it in their language."""
-import concurrent.futures
+every rule of the lesson broken on its own, names it first, blames the right part, and says
+it in their language.
+
+Most files here are checked together, with the tutor's own check_many: one child process
+for all of them (and one for the hash seed), as the tests' way to keep to a few processes;
+the command line itself is run where the command is the point."""
+import io
+import json
+import keyword
 import os
 import re
 import signal
 import string
 import subprocess
 import sys
-import tempfile
 import time
+import tokenize
 import unittest
-from pathlib import Path
 
-from lab import common, selfcheck
-from tests.project import LESSON_FILES, copy_project, run
+from lab import common
+from lab.selfcheck import __main__ as command
+from lab.selfcheck import check, explain, report, rules
+from tests.project import LESSON_FILES, ROOT, copy_project, run
 from tests.test_toolkit import ENGLISH
 
 LESSON = (LESSON_FILES / 'tokenizer.py').read_text(encoding='utf-8')
+OURS = (ROOT / 'tokenizer.py').read_text(encoding='utf-8')
 # (a typing mistake as a change to the lesson-style file, the rule its first FAILED must be)
 MISTAKES = [
     ('            i += 2', '            i += 1', 'rule_merge_replaces'),
@@ -42,227 +51,347 @@ MISTAKES = [
     ('ensure_ascii=False', 'ensure_ascii=True', 'rule_command_line'),
     ("print('roundtrip: OK',", "print('roundtrip:',", 'rule_command_line'),
 ]
-# (a common mistake, the hint or words its FAILED lines must hold)
-HINTS = [(LESSON.replace('    @classmethod\n', ''), 'hint.classmethod'),
-         (LESSON.replace('self.chars.get(c, 0)', 'self.chars[c]'), 'hint.chars_get'),
-         (LESSON.replace('new_id = len(vocab)', 'new_idx = len(vocab)'), 'error.NameError'),
-         (LESSON.replace('tuple(ids[i:i + 2]) == tuple(pair)', 'ids[i:i + 2] == pair'),
-          'look.merge_list_tuple'),
-         (LESSON.replace('    out, i = [], 0', '    return merge(ids, pair, new_id)'),
-          'error.RecursionError'),
-         (LESSON.replace('            i += 1\n    return out', '            i += 0\n    return out'),
-          'error.TimeoutError')]
+# (a common slip, as a change to the lesson-style file, the words its first FAILED must hold)
+SLIPS = [
+    ('    @classmethod\n', '', 'hint.classmethod'),
+    ('self.chars.get(c, 0)', 'self.chars[c]', 'hint.chars_get'),
+    ('new_id = len(vocab)', 'new_idx = len(vocab)', 'error.NameError'),
+    ('tuple(ids[i:i + 2]) == tuple(pair)', 'ids[i:i + 2] == pair', 'look.merge_list_tuple'),
+    ('    result, i = [], 0', '    return merge(ids, pair, new_id)', 'error.RecursionError'),
+    ('            i += 1\n    return result', '            i += 0\n    return result', 'hint.loop_merge'),
+    (('        for _ in range(count):', '            ids = merge(ids, pair, new_id)\n'),
+     ('        while True:', ''), 'hint.loop_train'),  # the ids never change: the same pair again and again
+    ('from collections import Counter\n', '', 'hint.missing_import'),
+    ('pair, n = pairs.most_common(1)[0]', 'pair, n = pairs.most_common(1)', 'hint.most_common'),
+    ('    return result\n', '\n', 'look.merge_return'),
+    ('        return cls(vocab, merges)\n', '        cls(vocab, merges)\n', 'look.train_return'),
+    ('            ids = merge(ids, pair, new_id)\n        return cls(vocab, merges)',
+     '            ids = merge(ids, pair, new_id)\n            return cls(vocab, merges)',
+     'look.train_return'),
+    ('    assert tokenizer.decode(tokenizer.encode(text)) == text',
+     "    assert tokenizer.decode(tokenizer.encode(text)) == text + '.'", 'error.AssertionError'),
+    ('            i += 2', '\t    i += 2', 'error.TabError'),
+]
 # where a learner stops typing, part by part: (the line that starts the next part, its number)
-PART_STARTS = [('class BPE:', 2), ('    @classmethod', 3), ('    def encode', 4), ('    def decode', 5),
-               ("if __name__ == '__main__':", 6)]
+PART_STARTS = [('def merge', 0), ('class BPE:', 1), ('    @classmethod', 2), ('    def encode', 3),
+               ('    def decode', 4), ("if __name__ == '__main__':", 5)]
 
 
-def checked(text):
-    """The tutor's answers for a tokenizer.py holding text, {rule: None or its lines}: the rules in one
-    child process, and python3 tokenizer.py when they all hold (selfcheck.check also runs a second
-    child with another hash seed: the command-line tests go through all of it)."""
-    with tempfile.TemporaryDirectory() as tmp:
-        folder = Path(tmp)
-        (folder / 'typed.py').write_text(text, encoding='utf-8')
-        selfcheck.copy_for_check(folder / 'typed.py', folder)
-        found = selfcheck.run_rules(folder, [check.__name__ for _, _, check in selfcheck.RULES])
-        answers = {name: answer.get('lines') for name, answer in found.items()}
-        if not any(answers.values()):
-            answers[selfcheck.COMMAND_LINE] = selfcheck.check_command_line(folder)
-        return answers
+def lesson_with(old, new):
+    """The lesson-style file with old changed to new (or each of several olds to its new)."""
+    typed, olds, news = LESSON, *(([old], [new]) if isinstance(old, str) else (old, new))
+    for one, other in zip(olds, news):
+        assert one in typed, one
+        typed = typed.replace(one, other, 1)
+    return typed
+
+
+def without_checks(source):
+    """source less every line whose comment starts with 'check': what a learner who skips the
+    checks types."""
+    marked = {token.start[0] for token in tokenize.generate_tokens(io.StringIO(source).readline)
+              if token.type == tokenize.COMMENT and token.string.lstrip('#').strip().startswith('check')}
+    return ''.join(line for n, line in enumerate(source.splitlines(keepends=True), 1) if n not in marked)
+
+
+STARTS_OURS = ['def merge', 'class BPE:', '    @classmethod', '    def encode', '    def decode', 'HERE = ']
+CUT_OURS = [OURS[:OURS.index(line)] for line in STARTS_OURS]  # up to each part: 6 starts at HERE
+TYPED = ([lesson_with(old, new) for old, new, _ in MISTAKES + SLIPS]
+         + [LESSON[:LESSON.index(start)] for start, _ in PART_STARTS]
+         + CUT_OURS + [OURS, without_checks(OURS), ''])
+CHECKED = []  # the answers for TYPED, filled once for the module
+
+
+def answers_for(text):
+    """The tutor's answers for a file holding text, all of TYPED checked once, together."""
+    if not CHECKED:
+        readable = [check.readable_part(source) for source in TYPED]
+        CHECKED.extend(check.check_many([source for source, _ in readable], check.lesson(),
+                                        [broken for _, broken in readable]))
+    return CHECKED[TYPED.index(text)]
 
 
 def first_failing(answers):
-    return next((name for name in selfcheck.PART_OF if answers.get(name)), None)
+    return next((name for name in [check.SYNTAX, *rules.PART_OF]
+                 if answers.get(name, ['todo'])[0] == 'failed'), None)
+
+
+def said(answers):
+    """Every word the failures hold: their message keys and the messages their fields name."""
+    return {value for answer in answers.values() if answer[0] == 'failed' for key, fields in answer[1]
+            for value in [key, *fields.values()]}
 
 
 def wider_than_80(text):
     return [line for line in text.splitlines() if common.width(line) > 80]
 
 
-class SelfcheckTest(unittest.TestCase):
+class RulesTest(unittest.TestCase):
+    def test_a_file_that_follows_the_lesson_passes_every_rule(self):
+        answers = check.check_many([LESSON], check.lesson())[0]
+        self.assertEqual({state for state, _ in answers.values()}, {'passed'})
+
+    def test_each_mistake_is_caught_and_its_rule_is_the_first_to_fail(self):
+        for old, new, rule in MISTAKES:
+            with self.subTest(new):
+                self.assertEqual(first_failing(answers_for(lesson_with(old, new))), rule)
+
+    def test_each_common_slip_is_named_by_its_own_words(self):
+        for old, new, words in SLIPS:
+            with self.subTest(words):
+                answers = answers_for(lesson_with(old, new))
+                self.assertIn(words, said(answers))
+
+    def test_a_rule_that_calls_a_failing_earlier_part_is_not_checked_and_names_that_part(self):
+        answers = answers_for(lesson_with('if n < 2:', 'if n <= 2:'))  # train is wrong
+        for name in ['rule_state', rules.COMMAND_LINE]:
+            self.assertEqual(answers[name], ['not_checked', [['not_checked_part', {'part': '3'}]]])
+        self.assertEqual(answers['rule_encode_order'][0], 'passed')  # encode does not call train
+
+    def test_a_missing_import_points_to_the_imports(self):
+        answers = answers_for(lesson_with('from collections import Counter\n', ''))
+        lines = answers[first_failing(answers)][1]
+        self.assertIn(['look', {'where': 'part.0'}], lines)
+        hint = {'text': 'hint.missing_import', 'line': 'from collections import Counter'}
+        self.assertIn(['hint', hint], lines)
+
+    def test_an_endless_loop_in_train_points_at_its_line_in_train(self):
+        typed = lesson_with(*SLIPS[6][:2])
+        answers = answers_for(typed)
+        lines = answers[first_failing(answers)][1]
+        where = next(fields for key, fields in lines if key == 'at_line')
+        self.assertEqual(where['function'], 'train')
+        loop = typed.splitlines().index('        while True:') + 1
+        end = typed.splitlines().index('        return cls(vocab, merges)')
+        self.assertIn(int(where['line']), range(loop, end))
+        self.assertIn(['hint', {'text': 'hint.loop_train'}], lines)
+
+    def test_a_comprehension_is_named_by_its_function_on_every_python(self):
+        typed = lesson_with('self.chars.get(c, 0)', 'self.chars[c]')
+        lines = answers_for(typed)['rule_encode_unknown'][1]
+        self.assertIn(['at_line', {'line': str(typed.splitlines().index(
+            '        ids = [self.chars[c] for c in text]') + 1), 'function': 'encode'}], lines)
+
+    def test_a_syntax_error_is_filed_under_its_part_and_the_parts_before_are_checked(self):
+        typed = LESSON.replace('        ids = [self.chars.get(c, 0) for c in text]',
+                               '        ids = [self.chars.get(c, 0) for c in text')
+        source, broken = check.readable_part(typed)
+        answers = check.check_many([source], check.lesson(), [broken])[0]
+        self.assertEqual(check.syntax_part(answers), 4)
+        self.assertEqual({answers[name][0] for name, part in rules.PART_OF.items() if part < 4}, {'passed'})
+        self.assertEqual({answers[name][0] for name, part in rules.PART_OF.items() if part >= 4}, {'todo'})
+
+    def test_parts_not_typed_yet_are_todo_and_the_next_is_named(self):
+        for start, typed_up_to in PART_STARTS:
+            with self.subTest(part=typed_up_to):
+                answers = answers_for(LESSON[:LESSON.index(start)])
+                self.assertIsNone(first_failing(answers))
+                lines, status = report.report(report.catalog('en'), answers, 'typed.py')
+                self.assertEqual(status, report.EXIT_NOT_TYPED)
+                title = report.catalog('en')[f'part.{typed_up_to + 1}']
+                self.assertEqual(lines[-1], f'next: type part {typed_up_to + 1}, {title}')
+
+    def test_an_empty_file_is_every_part_todo_and_next_is_part_0(self):
+        lines, status = report.report(report.catalog('en'), answers_for(''), 'tokenizer.py')
+        self.assertEqual(status, report.EXIT_NOT_TYPED)
+        self.assertTrue(lines[-1].startswith('next: type part 0, '), lines[-1])
+        self.assertNotIn('OK', '\n'.join(lines))
+
+
+class OurFileTest(unittest.TestCase):
+    """This project's tokenizer.py is the lesson's, typed as the lesson teaches it."""
+
+    def test_cut_at_each_part_it_never_fails(self):
+        for n, typed in enumerate(CUT_OURS + [OURS]):
+            with self.subTest(part=n):
+                self.assertIsNone(first_failing(answers_for(typed)))
+                self.assertEqual(answers_for(typed)['rule_imports'][0], 'passed')
+
+    def test_with_every_line_marked_check_deleted_it_runs_and_passes(self):
+        typed = without_checks(OURS)
+        self.assertLess(len(typed.splitlines()), len(OURS.splitlines()) - 20)  # it did delete
+        self.assertEqual({state for state, _ in answers_for(typed).values()}, {'passed'})
+
+    def test_tokenizer_py_stays_typeable(self):
+        self.assertLessEqual(len(OURS.splitlines()), 140)
+        self.assertEqual([line for line in OURS.splitlines() if len(line) > 110], [])
+
+
+class ExplainTest(unittest.TestCase):
+    def test_each_line_belongs_to_the_part_it_is_in(self):
+        lines = LESSON.splitlines()
+        for text, part in [('from collections import Counter', 0), ('    result, i = [], 0', 1),
+                           ('        self.chars = {', 2), ('        for _ in range(count):', 3),
+                           ('        ids = [self.chars.get(c, 0) for c in text]', 4),
+                           ("        return {'vocab'", 5), ("    count = json.loads", 6)]:
+            line = next(n for n, code in enumerate(lines, 1) if code.startswith(text))
+            self.assertEqual(explain.part_of_line(LESSON, line), part, text)
+        ours = OURS.splitlines()
+        self.assertEqual(explain.part_of_line(OURS, ours.index('def main():') + 1), 6)
+
+    def test_a_lab_meeting_an_error_in_tokenizer_py_says_it_as_the_tutor_does(self):
+        try:
+            exec(compile('def encode():\n    return {}["C"]\nencode()', 'tokenizer.py', 'exec'), {})
+        except KeyError as error:
+            said = explain.explain(error, 'tokenizer.py', 'def encode():\n    return {}["C"]\n')
+        self.assertEqual(said[:3], [['raised', {'error': "KeyError: 'C'"}],
+                                    ['at_line', {'line': '2', 'function': 'encode'}],
+                                    ['hint', {'text': 'hint.chars_get'}]])
+
+
+class CommandLineTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.root = copy_project(cls)
-        # every typed mistake checked at once, two at a time: most of it is starting processes,
-        # and the endless loop's two seconds overlap the others
-        typed = [LESSON.replace(old, new, 1) for old, new, _ in MISTAKES] + [text for text, _ in HINTS]
-        with concurrent.futures.ThreadPoolExecutor(2) as pool:
-            answers = list(pool.map(checked, typed))
-        cls.mistakes, cls.hints = answers[:len(MISTAKES)], answers[len(MISTAKES):]
 
-    def check(self, text, *args, name='typed.py', env=None):
-        (self.root / name).write_text(text, encoding='utf-8')
+    def tutor(self, text, *args, name='typed.py', env=None):
+        if text is not None:
+            (self.root / name).write_text(text, encoding='utf-8')
         return run(self.root, '-m', 'lab.selfcheck', name, *args, timeout=60, env={**ENGLISH, **(env or {})})
 
-    def test_a_file_that_follows_the_lesson_passes_every_rule(self):
-        done = self.check(LESSON)
-        self.assertEqual(done.returncode, 0, done.stdout)
-        self.assertNotIn('FAILED', done.stdout)
-        self.assertNotIn('TODO', done.stdout)
-
-    def test_each_mistake_is_caught_and_its_rule_is_the_first_fail(self):
-        for (old, new, rule), answers in zip(MISTAKES, self.mistakes):
-            with self.subTest(new):
-                self.assertIn(old, LESSON)
-                self.assertEqual(first_failing(answers), rule)
-
-    def test_common_mistakes_get_a_hint_of_their_own(self):
-        for (_, hint), answers in zip(HINTS, self.hints):
-            with self.subTest(hint):
-                said = [value for lines in answers.values() if lines for _, fields in lines
-                        for value in fields.values()]
-                self.assertIn(hint, said)
-
-    def test_parts_not_typed_yet_are_todo_not_failed_and_exit_3(self):
-        with concurrent.futures.ThreadPoolExecutor(2) as pool:
-            def check(case):
-                return self.check(LESSON[:LESSON.index(case[0])], name=f'part{case[1]}.py')
-            done = list(pool.map(check, PART_STARTS))
-        for (_, part), result in zip(PART_STARTS, done):
-            with self.subTest(part=part):
-                self.assertEqual(result.returncode, selfcheck.EXIT_NOT_TYPED, result.stdout)
-                self.assertNotIn('FAILED', result.stdout)
-                self.assertIn(f'TODO    {part}. ', result.stdout)
-                title = selfcheck.catalog('en')[f'part.{part}']
-                self.assertEqual(result.stdout.splitlines()[-1], f'next: type part {part}, {title}')
-
-    def test_a_part_typed_and_wrong_fails_even_when_later_parts_are_missing(self):
-        typed = LESSON[:LESSON.index('    def encode')].replace('if n < 2:', 'if n <= 2:')
-        done = self.check(typed)
-        self.assertEqual(done.returncode, 1, done.stdout)
-        self.assertIn('TODO    4. ', done.stdout)
-
-    def test_a_file_cut_in_the_middle_of_a_line_names_the_line(self):
-        cut = LESSON[:LESSON.index('    def decode')] + '    def decode(self, ids):\n'
-        cut += '        return "".join(\n'
-        done = self.check(cut)
-        self.assertEqual(done.returncode, 1, done.stdout)
-        self.assertIn('SyntaxError', done.stdout)
-        self.assertIn(f'line {cut.count(chr(10))}', done.stdout)  # the open bracket's line, wording aside
-        failed = [line for line in done.stdout.splitlines() if line.startswith('FAILED')]
-        self.assertEqual(len(failed), 1, done.stdout)
-
-    def test_an_error_in_the_learners_code_names_its_line_and_function(self):
-        done = self.check(LESSON.replace('    out, i = [], 0', '    out, i = [], 0\n    i = ids[99]'))
-        self.assertIn('IndexError: list index out of range', done.stdout)
-        self.assertIn('in typed.py, line 8, in merge', done.stdout)
-        self.assertIn('look at: merge', done.stdout)
-
-    def test_the_learners_own_text_and_settings_are_not_used(self):
-        root = copy_project(self)
-        (root / 'data' / 'train.txt').write_text('Q: my own text\nA: yes\n' * 60_000, encoding='utf-8')
-        (root / 'settings.json').write_text('{"merges": 200')  # not even JSON
-        (root / 'typed.py').write_text(LESSON, encoding='utf-8')
-        started = time.monotonic()
-        done = run(root, '-m', 'lab.selfcheck', 'typed.py', env=ENGLISH)
-        self.assertEqual(done.returncode, 0, done.stdout)
-        self.assertLess(time.monotonic() - started, 20)  # a few seconds: nothing trains on the 1 MB
-
-    def test_prints_in_the_learners_file_are_allowed(self):
-        done = self.check(LESSON.replace('import json', 'import json\nprint("hello from tokenizer.py")')
-                          + "    print('saved data/tokenizer.json')\n")
+    def test_our_file_passes_with_prints_of_any_kind_in_it(self):
+        prints = "print('loading...', end=' ')\nprint('@@selfcheck [1]')\n"  # no newline; the tutor's mark
+        typed = OURS.replace('import json\n', 'import json\n' + prints)
+        typed = typed.replace('        for _ in range(count):\n', "        for _ in range(count):\n"
+                                                                   "            print('.', end='')\n")
+        done = self.tutor(typed)
         self.assertEqual(done.returncode, 0, done.stdout)
 
     def test_a_failing_command_line_names_the_file_not_a_temporary_folder(self):
-        done = self.check(LESSON.replace("print('vocab:'", "print(undefined_name, 'vocab:'"))
+        done = self.tutor(lesson_with("print('vocab:'", "print(undefined_name, 'vocab:'"), '--lang', 'ko')
         self.assertEqual(done.returncode, 1)
-        self.assertIn("NameError: name 'undefined_name' is not defined", done.stdout)
-        self.assertIn('typed.py, line', done.stdout)
-        self.assertNotIn(tempfile.gettempdir(), done.stdout)
+        self.assertIn("NameError: name 'undefined_name' is not", done.stdout)
+        self.assertIn('typed.py', done.stdout)
+        self.assertNotIn(str(self.root.parent), done.stdout)
+        self.assertEqual(wider_than_80(done.stdout), [])
 
-    def test_korean_from_the_locale_as_gettext_reads_it_or_from_lang(self):
-        korean = 'ko_KR.UTF-8'
-        cases = [({'LANG': korean}, [], 'ko'), ({'LC_ALL': korean, 'LANG': 'C'}, [], 'ko'),
-                 ({'LC_MESSAGES': korean}, [], 'ko'), ({'LANGUAGE': 'en', 'LANG': korean}, [], 'en'),
-                 ({'LANGUAGE': '', 'LANG': korean}, [], 'ko'), ({'LANGUAGE': 'ko:en'}, [], 'ko'),
-                 ({'LANG': korean}, ['--lang', 'en'], 'en'), ({'LANG': 'C'}, ['--lang=ko'], 'ko'),
-                 ({}, [], 'en')]
-        for env, args, language in cases:
-            with self.subTest(env=env, args=args):
-                self.assertEqual(selfcheck.language(args, env), language)
-        done = self.check(LESSON, env={'LANG': 'ko_KR.UTF-8'})  # and the command speaks it
-        self.assertEqual(done.stdout.splitlines()[0],
-                         selfcheck.render(selfcheck.catalog('ko'), 'heading', {'file': 'typed.py'}))
+    def test_a_file_that_is_not_there_or_not_utf8_is_one_line_in_the_learners_language(self):
+        (self.root / 'cp949.py').write_bytes('# 한국어\n'.encode('cp949'))
+        for name, said in [('nope.py', 'nope.py 파일이 없습니다'),
+                           ('cp949.py', 'UTF-8이 아닙니다 (1번째 줄)'), ('data', '폴더입니다')]:
+            with self.subTest(name):
+                done = self.tutor(None, '--lang', 'ko', name=name)
+                self.assertEqual((done.returncode, done.stderr.count('\n')), (1, 1), done.stderr)
+                self.assertIn(said, done.stderr)
+                self.assertEqual(wider_than_80(done.stderr), [])
 
-    def test_every_line_fits_80_columns_and_the_markers_are_the_same_in_both_languages(self):
-        typed = [LESSON.replace('    @classmethod\n', ''),
-                 LESSON.replace('tuple(ids[i:i + 2]) == tuple(pair)', 'ids[i:i + 2] == pair'),
-                 LESSON.replace("print('vocab:'", "print(undefined_name, 'vocab:'"),
-                 LESSON[:LESSON.index('    def encode')].replace('if n < 2:', 'if n <= 2:')]
-        runs = [(lang, n, text) for n, text in enumerate(typed) for lang in ['en', 'ko']]
-        with concurrent.futures.ThreadPoolExecutor(2) as pool:
-            def check(run):
-                return self.check(run[2], '--lang', run[0], name=f'wide-{run[0]}{run[1]}.py')
-            done = list(pool.map(check, runs))
-        for (lang, n, _), result in zip(runs, done):
-            with self.subTest(lang=lang, file=n):
-                self.assertEqual(result.returncode, 1)
-                self.assertEqual(wider_than_80(result.stdout + result.stderr), [])
-        for n in range(len(typed)):  # OK, FAILED, TODO and -- start the same lines in both
-            with self.subTest(markers=n):
-                en, ko = ([line[:8] for line in result.stdout.splitlines()
-                           if line[:8].rstrip() in ('OK', 'FAILED', 'TODO', '--')]
-                          for result in done[2 * n:2 * n + 2])
-                self.assertEqual(en, ko)
-                self.assertIn('FAILED  ', en)
+    def test_an_unknown_argument_or_language_is_said_in_the_learners_language(self):
+        for args, said in [(['--bogus'], '알 수 없는 인자입니다: --bogus'), (['--lang', 'jp'], '--lang에는')]:
+            with self.subTest(args):
+                done = run(self.root, '-m', 'lab.selfcheck', *args, env={**ENGLISH, 'LANG': 'ko_KR.UTF-8'})
+                self.assertEqual(done.returncode, 2)
+                self.assertIn(said, done.stderr)
+                self.assertIn('사용법:', done.stderr)
+
+    def test_a_terminal_that_cannot_show_korean_gets_english_and_a_line_saying_why(self):
+        ascii_terminal = {**ENGLISH, 'PYTHONIOENCODING': 'ascii'}
+        done = run(self.root, '-m', 'lab.selfcheck', '--lang', 'ko', env=ascii_terminal)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertIn("encoding, ascii, cannot show Korean", done.stdout.splitlines()[0])
+        self.assertIn('checking tokenizer.py against the lesson', done.stdout)
+        self.assertNotRegex(done.stdout, r'\\u(?!fffd)')  # no Korean as escapes: the rules' own \ufffd only
+        self.assertEqual(wider_than_80(done.stdout), [])
 
     def test_help_is_the_catalogs_within_80_columns_and_says_what_each_exit_status_means(self):
-        help_ko = self.check(LESSON, '--help', '--lang', 'ko').stdout
-        self.assertEqual(help_ko, selfcheck.catalog('ko')['help'] + '\n')
-        for lang in ['en', 'ko']:
+        help_ko = run(self.root, '-m', 'lab.selfcheck', '--help', '--lang', 'ko').stdout
+        self.assertEqual(help_ko, report.catalog('ko')['help'] + '\n')
+        for lang in report.languages():
             with self.subTest(lang):
-                shown = selfcheck.catalog(lang)['help']
+                shown = report.catalog(lang)['help']
                 self.assertEqual(wider_than_80(shown), [])
-                joined = ' '.join(shown.split())
-                after = joined[joined.index('--help'):]  # the exit statuses follow the options
                 for status in ['0', '1', '3']:
-                    self.assertIn(status, after)
+                    self.assertIn(status, shown[shown.index('--help'):])
 
     @unittest.skipUnless(hasattr(signal, 'SIGINT') and os.name == 'posix', 'needs POSIX signals')
     def test_watch_checks_again_when_the_file_is_saved_and_ctrl_c_ends_it(self):
         path = self.root / 'watched.py'
         path.write_text(LESSON[:LESSON.index('class BPE:')], encoding='utf-8')
-        command = [sys.executable, '-m', 'lab.selfcheck', 'watched.py', '--watch', '--lang', 'en']
-        process = subprocess.Popen(command,
-                                   cwd=self.root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        command_line = [sys.executable, '-m', 'lab.selfcheck', 'watched.py', '--watch', '--lang', 'ko']
+        process = subprocess.Popen(command_line, cwd=self.root, stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, text=True,
                                    env=dict(os.environ, PYTHONIOENCODING='utf-8'))
         seen = []
-        watching = selfcheck.catalog('en')['watching']
+        words = report.catalog('ko')
         for saved in [LESSON[:LESSON.index('    def encode')], LESSON]:
-            while watching not in seen[-1:]:  # the run before this save has ended
+            while words['watching'] not in seen[-1:]:  # the run before this save has ended
                 seen.append(process.stdout.readline().rstrip('\n'))
             time.sleep(0.05)
             path.write_text(saved, encoding='utf-8')
             seen.append(process.stdout.readline().rstrip('\n'))
-        while watching not in seen[-1:]:
+        while words['watching'] not in seen[-1:]:
             seen.append(process.stdout.readline().rstrip('\n'))
         process.send_signal(signal.SIGINT)
         out, err = process.communicate(timeout=30)
-        nexts = [line for line in seen if line.startswith('next: type part')]
-        self.assertEqual([line.split(',')[0] for line in nexts], ['next: type part 2', 'next: type part 4'])
-        self.assertIn(selfcheck.catalog('en')['all_hold'], seen)
-        self.assertEqual((process.returncode, err), (130, 'lab.selfcheck: interrupted\n'))
+        nexts = [line for line in seen if line.startswith('다음에 입력할 파트')]
+        self.assertEqual([line.split('.')[0][-1] for line in nexts], ['2', '4'])
+        self.assertIn(words['all_hold'], seen)
+        self.assertEqual((process.returncode, err), (130, f"lab.selfcheck: {words['interrupted']}\n"))
+
+
+class LanguageTest(unittest.TestCase):
+    def test_the_language_is_the_last_lang_else_the_locale_as_gettext_reads_it(self):
+        korean = 'ko_KR.UTF-8'
+        for env, args, language in [
+                ({'LANG': korean}, [], 'ko'), ({'LC_ALL': korean, 'LANG': 'C'}, [], 'ko'),
+                ({'LC_MESSAGES': korean}, [], 'ko'), ({'LANGUAGE': 'en', 'LANG': korean}, [], 'en'),
+                ({'LANGUAGE': '', 'LANG': korean}, [], 'ko'), ({'LANGUAGE': 'ko:en'}, [], 'ko'),
+                ({'LANGUAGE': 'fr:ko'}, [], 'ko'), ({'LANGUAGE': 'kok_IN'}, [], 'en'),
+                ({'LANG': 'kok_IN.UTF-8'}, [], 'en'), ({'LANG': korean}, ['--lang', 'en'], 'en'),
+                ({'LANG': 'C'}, ['--lang=ko'], 'ko'), ({}, ['--lang=ko', '--lang=en'], 'en'), ({}, [], 'en')]:
+            with self.subTest(env=env, args=args):
+                self.assertEqual(command.language(args, env), language)
+
+    def test_the_languages_are_the_files_of_lab_locale(self):
+        self.assertEqual(report.languages(), sorted(p.stem for p in (ROOT / 'lab' / 'locale').glob('*.json')))
 
 
 class CatalogTest(unittest.TestCase):
-    def test_every_message_exists_in_both_languages_with_the_same_fields(self):
-        en, ko = selfcheck.catalog('en'), selfcheck.catalog('ko')
-        self.assertEqual(sorted(en), sorted(ko))
-        for key in en:
-            with self.subTest(key):
-                fields = [sorted({f for _, f, _, _ in string.Formatter().parse(words[key]) if f})
-                          for words in (en, ko)]
-                self.assertEqual(fields[0], fields[1])
+    def test_every_message_exists_in_every_language_with_the_same_fields(self):
+        en = report.load('en')
+        for lang in report.languages():
+            words = report.load(lang)
+            self.assertEqual(sorted(words), sorted(en), lang)
+            for key in en:
+                with self.subTest(lang, key=key):
+                    fields = [sorted({f for _, f, _, _ in string.Formatter().parse(text[key]) if f})
+                              for text in (en, words)]
+                    self.assertEqual(fields[0], fields[1])
 
-    def test_every_rule_part_and_error_has_its_words(self):
-        en = selfcheck.catalog('en')
-        keys = [f'rule.{name}' for name in selfcheck.PART_OF]
-        keys += [f'part.{part}' for part in selfcheck.PARTS]
-        keys += [f'error.{kind}' for kind in selfcheck.KNOWN_ERRORS]
-        source = (common.ROOT / 'lab' / 'selfcheck.py').read_text(encoding='utf-8')
-        keys += re.findall(r"'((?:look|hint)\.\w+)'", source)
+    def test_every_key_the_tutor_names_has_its_words(self):
+        en = report.load('en')
+        keys = [f'rule.{name}' for name in [*rules.PART_OF, check.SYNTAX]]
+        keys += [f'part.{p}' for p in rules.PARTS]
+        keys += [f'error.{kind}' for kind in explain.KNOWN_ERRORS]
+        for path in (ROOT / 'lab' / 'selfcheck').glob('*.py'):
+            keys += re.findall(r"'((?:look|hint)\.\w+)'", path.read_text(encoding='utf-8'))
         self.assertEqual([key for key in keys if key not in en], [])
+
+    def test_no_english_sentence_is_left_in_korean(self):
+        # a Korean message without Hangul is code: every word in it is a name the code uses
+        code = set(keyword.kwlist) | set(dir(__builtins__)) | set(re.findall(r'\w+', LESSON + OURS))
+        code |= {'python3', 'PYTHONHASHSEED', 'ensure_ascii', 'json', 'dumps', 'ko', 'en', 'ufffd', 'n'}
+        for key, text in report.load('ko').items():
+            text = re.sub(r'\{\w+\}', '', text)  # the fields filled in
+            if not common.HANGUL.search(text):
+                with self.subTest(key):
+                    words = re.findall(r'[A-Za-z_]\w*', text)
+                    self.assertEqual([word for word in words if word not in code], [])
+
+    def test_a_damaged_catalog_is_one_line_or_falls_back_to_english(self):
+        root = copy_project(self, parts=['tokenizer.py', 'lab'])
+        locale = root / 'lab' / 'locale'
+        ko = json.loads((locale / 'ko.json').read_text(encoding='utf-8'))
+        del ko['summary']
+        ko['heading'] = ['fine', 3]  # a wrong type
+        saved = '\ufeff' + json.dumps(ko, ensure_ascii=False)  # with a byte order mark, as Notepad saves
+        (locale / 'ko.json').write_text(saved, encoding='utf-8')
+        done = run(root, '-m', 'lab.selfcheck', '--lang', 'ko')
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertIn('of the 20 rules of the parts you typed hold', done.stdout)  # English, for that one
+        (locale / 'en.json').write_text('{"heading": ', encoding='utf-8')
+        done = run(root, '-m', 'lab.selfcheck')
+        self.assertEqual((done.returncode, done.stderr.count('\n')), (1, 1), done.stderr)
+        self.assertIn('en.json', done.stderr)
 
 
 if __name__ == '__main__':

@@ -4,15 +4,15 @@ from pathlib import Path
 
 
 def merge(ids, pair, new_id):
-    out, i = [], 0
+    result, i = [], 0
     while i < len(ids):
         if tuple(ids[i:i + 2]) == tuple(pair):
-            out.append(new_id)
+            result.append(new_id)
             i += 2
         else:
-            out.append(ids[i])
+            result.append(ids[i])
             i += 1
-    return out
+    return result
 
 
 class BPE:
@@ -55,8 +55,8 @@ class BPE:
 if __name__ == '__main__':
     count = json.loads(Path('settings.json').read_text())['merges']
     text = Path('data/train.txt').read_text(encoding='utf-8')
-    tok = BPE.train(text, count)
-    Path('data/tokenizer.json').write_text(json.dumps(tok.state(), ensure_ascii=False), encoding='utf-8')
-    assert tok.decode(tok.encode(text)) == text
-    print('vocab:', len(tok.vocab), 'merges:', len(tok.merges))
-    print('roundtrip: OK', tok.encode('Q: hi\nA: '))
+    tokenizer = BPE.train(text, count)
+    Path('data/tokenizer.json').write_text(json.dumps(tokenizer.state(), ensure_ascii=False))
+    assert tokenizer.decode(tokenizer.encode(text)) == text
+    print('vocab:', len(tokenizer.vocab), 'merges:', len(tokenizer.merges))
+    print('roundtrip: OK', tokenizer.encode('Q: hi\nA: '))

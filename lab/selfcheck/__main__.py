@@ -1,0 +1,140 @@
+"""python3 -m lab.selfcheck [FILE] [--watch] [--lang LANG]: the tutor's command line.
+
+Everything it says is in the learner's language, its own mistakes included: the language
+is chosen first (--lang, else the locale as gettext reads it), then the arguments are read
+by hand, so that an unknown one, --help and Ctrl-C speak that language too. A terminal that
+cannot show Korean gets English, with one line that says why.
+"""
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+
+if not __package__:  # run as python3 lab/selfcheck/__main__.py: then tokenizer cannot be imported
+    sys.exit('run this lab from the project folder as: python3 -m lab.selfcheck')
+
+from lab import common
+from lab.selfcheck import check, report
+
+DEFAULT_FILE = common.ROOT / 'tokenizer.py'
+
+
+def language(argv, environ):
+    """The language to speak: the last --lang given, else the first language of the locale there
+    are words for, read as gettext reads it (LANGUAGE, a list such as fr:ko, then LC_ALL,
+    LC_MESSAGES, LANG), else English."""
+    chosen, known = None, report.languages()
+    for n, arg in enumerate(argv):
+        if arg.startswith('--lang='):
+            chosen = arg.split('=', 1)[1]
+        elif arg == '--lang' and n + 1 < len(argv):
+            chosen = argv[n + 1]
+    if chosen in known:
+        return chosen  # one there are no words for: the locale's, to say so in
+    for name in ['LANGUAGE', 'LC_ALL', 'LC_MESSAGES', 'LANG']:
+        if environ.get(name):
+            for item in environ[name].split(':'):
+                code = item.split('.')[0].split('@')[0].split('_')[0]  # ko_KR.UTF-8 -> ko
+                if code in known:
+                    return code
+            if name != 'LANGUAGE':
+                return 'en'  # the locale is set, to a language with no words here
+    return 'en'
+
+
+def can_show(lang, stream):
+    """Whether stream can show the words of lang (an ASCII terminal cannot show Korean)."""
+    try:
+        ''.join(report.catalog(lang).values()).encode(getattr(stream, 'encoding', None) or 'utf-8')
+        return True
+    except (UnicodeEncodeError, LookupError):
+        return False
+
+
+def arguments(argv, words):
+    """(FILE, watch, help) from argv; ValueError in the learner's words for anything else."""
+    files, watch, shown_help, skip = [], False, False, False
+    for n, arg in enumerate(argv):
+        if skip:
+            skip = False
+        elif arg in ('-h', '--help'):
+            shown_help = True
+        elif arg == '--watch':
+            watch = True
+        elif arg == '--lang' or arg.startswith('--lang='):
+            value = arg.split('=', 1)[1] if '=' in arg else argv[n + 1] if n + 1 < len(argv) else None
+            skip = '=' not in arg
+            if value not in report.languages():
+                raise ValueError(report.render(words, 'bad_lang', {'langs': ', '.join(report.languages())}))
+        elif arg.startswith('-') and arg != '-' or files:
+            raise ValueError(report.render(words, 'bad_argument', {'arg': arg}))
+        else:
+            files.append(arg)
+    return Path(files[0]) if files else DEFAULT_FILE, watch, shown_help
+
+
+def run_once(path, words, shown_file):
+    lines, status = report.report(words, check.check(path), shown_file)
+    print('\n'.join(lines), flush=True)
+    return status
+
+
+def watch(path, words, shown_file):
+    """Check again each time the file is saved, until Ctrl-C: on a terminal the screen is drawn
+    anew, elsewhere each run is printed once."""
+    seen = None
+    while True:
+        try:
+            info = os.stat(path)
+            now = (info.st_mtime_ns, info.st_size)
+        except OSError:
+            now = None
+        if now != seen:
+            seen = now
+            if sys.stdout.isatty():
+                print('\x1b[H\x1b[2J', end='')  # to the top left, then clear the screen
+            try:
+                run_once(path, words, shown_file)
+            except check.Unreadable as e:  # a file being saved may be empty or missing for a moment
+                print(common.shown(report.render(words, *e.args[0])), flush=True)
+            print(words['watching'], flush=True)
+        time.sleep(0.5)  # twice a second: quick enough to feel instant, idle otherwise
+
+
+def stop_on_sigterm(*_):
+    raise KeyboardInterrupt  # the children are killed on the way out (runner.kill_all)
+
+
+def main():
+    argv = sys.argv[1:]
+    lang = language(argv, os.environ)
+    words = report.catalog(lang)
+    if lang != 'en' and not can_show(lang, sys.stdout):
+        words = report.catalog('en')  # and said in English, which it can show
+        print(words['no_hangul'].format(encoding=sys.stdout.encoding))
+    try:
+        path, watching, shown_help = arguments(argv, words)
+    except ValueError as e:
+        print(f'python3 -m lab.selfcheck: {common.shown(str(e))}', file=sys.stderr)
+        print(words['usage'], file=sys.stderr)
+        sys.exit(2)
+    if shown_help:
+        print(words['help'])
+        return
+    shown_file = common.shown(path.name)
+    signal.signal(signal.SIGTERM, stop_on_sigterm)
+    try:
+        if watching:
+            watch(path, words, shown_file)
+        status = run_once(path, words, shown_file)
+    except check.Unreadable as e:
+        common.fail(report.render(words, *e.args[0]))
+    except KeyboardInterrupt:
+        common.fail(words['interrupted'], 130)
+    if status:
+        sys.exit(status)
+
+
+if __name__ == '__main__':
+    common.run(main)

@@ -1,0 +1,162 @@
+"""The tutor's verdict on a tokenizer.py, made in one place: one answer for each rule.
+
+An answer is [state, lines], the state one of
+  passed       the rule holds;
+  failed       it does not: lines say what was called, what came back, what the lesson
+               expects and where to look, or what error your code raised and where;
+  todo         its part is not typed yet;
+  not_checked  it was not run: a rule of an earlier part whose code it calls fails (lines
+               name that part: fix it first), or your code did not finish a rule before it.
+check() reads the file, finds which parts are typed, runs the rules of those parts in a
+child (lab/selfcheck/runner.py) and puts the child's answers and what is typed together.
+A file Python cannot read is checked up to the part it cannot read: the parts before it
+get their rules, that part fails with the SyntaxError, the parts after it are to type.
+"""
+import ast
+import concurrent.futures
+import tempfile
+from pathlib import Path
+
+from lab.selfcheck import explain, rules, runner
+from lab.selfcheck.rules import PART_OF
+
+SYNTAX = 'rule_syntax'  # not a rule the child runs: Python could not read the part
+LESSON = Path(__file__).resolve().parent.parent / 'lesson_train.txt'
+
+
+class Unreadable(Exception):
+    """The file to check cannot be read: [message key, {field: text}]."""
+
+
+def typed_names(source):
+    """The names of the lesson's parts that source has: 'merge', 'BPE', 'BPE.train', ...,
+    '__main__'. A SyntaxError when it does not parse."""
+    tree = ast.parse(source)
+    names = {'<file>'} if tree.body else set()  # anything typed at all: the imports' rule can run
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef):
+            names.add(node.name)
+        elif isinstance(node, ast.ClassDef):
+            names.add(node.name)
+            names.update(f'{node.name}.{item.name}' for item in node.body
+                         if isinstance(item, ast.FunctionDef))
+        elif isinstance(node, ast.If) and '__main__' in ast.dump(node.test):
+            names.add('__main__')
+    return names
+
+
+def read(path):
+    """The text of the file to check; Unreadable when it is missing or not UTF-8."""
+    try:
+        data = Path(path).read_bytes()
+    except IsADirectoryError:
+        raise Unreadable(['file_folder', {'file': str(path)}]) from None
+    except OSError as e:
+        raise Unreadable(['file_missing' if isinstance(e, FileNotFoundError) else 'file_unreadable',
+                          {'file': str(path), 'why': e.strerror or str(e)}]) from None
+    try:
+        return data.decode('utf-8-sig')
+    except UnicodeDecodeError as e:
+        line = e.object.count(b'\n', 0, e.start) + 1
+        raise Unreadable(['file_not_utf8', {'file': str(path), 'line': str(line)}]) from None
+
+
+def readable_part(source):
+    """(the part of source Python can read, the SyntaxError's lines and its part, or None): a file
+    that does not parse is cut where the part holding its error starts."""
+    try:
+        ast.parse(source)
+        return source, None
+    except SyntaxError as error:  # also IndentationError and TabError
+        part = explain.part_of_line(source, error.lineno or 1)
+        first = min([line for line, p in explain.parts_by_line(source) if p == part], default=1)
+        said = explain.explain(error, error.filename or '', source)
+        return ''.join(source.splitlines(keepends=True)[:first - 1]), (part, said)
+
+
+def check(path, lesson_text=None):
+    """{rule name: answer} for the tokenizer.py at path, in the order the lesson teaches them."""
+    source = read(path)
+    lesson_text = lesson_text or lesson()
+    checked, broken = readable_part(source)
+    return check_many([checked], lesson_text, [broken])[0]
+
+
+def lesson():
+    try:
+        return LESSON.read_text(encoding='utf-8')
+    except OSError:
+        raise Unreadable(['lesson_missing', {'file': 'lab/lesson_train.txt'}]) from None
+
+
+def check_many(sources, lesson_text, broken=None):
+    """check() for many readable sources at once, in one child (and one more for the hash seed):
+    what the tests use, to start two processes, not two for every file."""
+    broken = broken or [None] * len(sources)
+    with tempfile.TemporaryDirectory() as tmp:
+        jobs, typed = [], []
+        for n, source in enumerate(sources):
+            folder = Path(tmp) / str(n)
+            copy_for_check(source, folder, lesson_text)
+            names = typed_names(source)
+            typed.append(names)
+            jobs.append((str(folder), [name for name in PART_OF if rules.NEEDS[name] <= names]))
+        runnable = [(folder, names) for folder, names in jobs if names]
+        answers = run_children(runnable) if runnable else []
+        found = iter(answers)
+    return [verdicts(names, next(found) if job[1] else {}, wrong)
+            for names, job, wrong in zip(typed, jobs, broken)]
+
+
+def run_children(jobs):
+    """The child's answers for jobs, with rule_hash_seed compared with a second child's, under
+    another PYTHONHASHSEED, run alongside."""
+    seeded = [(folder, ['rule_imports', 'rule_hash_seed'])
+              for folder, names in jobs if 'rule_hash_seed' in names]
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        again = pool.submit(runner.run, seeded, '12345') if seeded else None
+        answers = runner.run(jobs)
+        other = iter(again.result() if again else [])
+    for (_, names), found in zip(jobs, answers):
+        if 'rule_hash_seed' in names:
+            theirs, ours = next(other)['rule_hash_seed'], found['rule_hash_seed']
+            if ours[0] == theirs[0] == 'passed' and ours[1] != theirs[1]:
+                found['rule_hash_seed'] = ['failed', [['hash_seed', {}],
+                                                      ['look', {'where': 'look.hash_seed'}]]]
+    return answers
+
+
+def copy_for_check(source, folder, lesson_text):
+    """A folder with source as tokenizer.py beside the lesson's settings.json and data/train.txt."""
+    (folder / 'data').mkdir(parents=True)
+    (folder / 'tokenizer.py').write_text(source, encoding='utf-8')
+    (folder / 'settings.json').write_text(f'{{"merges": {rules.LESSON_MERGES}}}', encoding='utf-8')
+    (folder / 'data' / 'train.txt').write_text(lesson_text, encoding='utf-8')
+
+
+def verdicts(typed, found, broken=None):
+    """One answer for each rule: the child's, unless its part is not typed (todo) or a rule of an
+    earlier part it calls has failed (not_checked, naming that part); a part Python could not
+    read fails (SYNTAX) and the parts after it are todo."""
+    answers, failed_parts = {}, set()
+    for name, part in PART_OF.items():
+        if broken and part >= broken[0] or not rules.NEEDS[name] <= typed:
+            answers[name] = ['todo', None]
+            continue
+        before = sorted(p for p in rules.CALLS[name] & failed_parts if p < part)
+        if before:
+            answers[name] = ['not_checked', [['not_checked_part', {'part': str(before[0])}]]]
+            continue
+        answers[name] = found.get(name, ['todo', None])
+        if answers[name][0] == 'failed':
+            failed_parts.add(part)
+    if broken:
+        answers[SYNTAX] = ['failed', broken[1]]
+    return answers
+
+
+def syntax_part(answers):
+    """The part Python could not read (its SYNTAX answer looks there), or None."""
+    if SYNTAX not in answers:
+        return None
+    return next(int(fields['where'].split('.')[1]) for key, fields in answers[SYNTAX][1] if key == 'look')

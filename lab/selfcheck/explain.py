@@ -1,0 +1,116 @@
+"""What an error raised by your tokenizer.py means, in words: one explainer for the tutor and the labs.
+
+Python's traceback names the error, the files and the lines. For a learner the useful
+part is shorter: what the error means, the line of their own file, which part of the
+lesson that line belongs to, and, for the usual slips, a hint (a @classmethod left out,
+chars[c] for a character never seen, an import forgotten, a loop that never ends). The
+tutor's child says it for each rule (lab/selfcheck/runner.py); a lab that meets an error in
+tokenizer.py says it through lab.common. Both call explain(); the lines it returns are
+[message key, {field: text}], put in words by lab/selfcheck/report.py.
+
+A part is found by the line: parts_by_line() reads where each part of the lesson starts in
+the file (def merge, class BPE, def train, ...), so a SyntaxError, which stops Python
+before any function exists, is still filed under the part being typed.
+"""
+import os
+import re
+import traceback
+
+# Where each part of the lesson starts: (part, a line that starts it). Part 6 starts at the
+# first line after class BPE's body that is not indented (the lesson's: if __name__ == ...).
+STARTS = [(1, re.compile(r'def merge\b')), (2, re.compile(r'class BPE\b')),
+          (3, re.compile(r'\s+(@classmethod|def train\b)')), (4, re.compile(r'\s+def encode\b')),
+          (5, re.compile(r'\s+def (decode|state)\b')), (6, re.compile(r'if __name__\b'))]
+# The errors the catalogs say in words, as 'error.NAME'
+KNOWN_ERRORS = ['AssertionError', 'AttributeError', 'IndentationError', 'IndexError', 'KeyError',
+                'MemoryError', 'NameError', 'RecursionError', 'SyntaxError', 'TabError', 'TimeoutError',
+                'TypeError', 'UnboundLocalError', 'ValueError', 'ZeroDivisionError']
+# a name the lesson imports, left out of the first lines: the line that imports it
+IMPORTS = {'json': 'import json', 'Counter': 'from collections import Counter',
+           'Path': 'from pathlib import Path',
+           'os': 'import os', 'sys': 'import sys', 'collections': 'import collections', 're': 'import re'}
+# an endless loop, by the function it was in when time ran out
+LOOPS = {'merge': 'hint.loop_merge', 'train': 'hint.loop_train'}
+
+
+def parts_by_line(source):
+    """[(first line, part)] of the parts the source has, in the order of their lines."""
+    starts, in_class = {}, False
+    for number, line in enumerate(source.splitlines(), 1):
+        code = line.split('#', 1)[0].rstrip()
+        if not code:
+            continue
+        for part, pattern in STARTS:
+            if part not in starts and pattern.match(code):
+                starts[part] = number
+        if in_class and not line[0].isspace() and 6 not in starts:
+            starts[6] = number  # the first line after the class that is not part of it
+        in_class = in_class or code.startswith('class BPE')
+    return sorted((line, part) for part, line in starts.items())
+
+
+def part_of_line(source, line):
+    """The part of the lesson that line of source belongs to (0, the imports, before any)."""
+    return max([part for first, part in parts_by_line(source) if first <= line], default=0)
+
+
+def where(error, path):
+    """(line, function) of the last place in the file at path that error passed through, or
+    (None, None). The function is the one written in the file: a comprehension inside it
+    (<listcomp>, <genexpr> before Python 3.12) is named by the function around it."""
+    mine = os.path.realpath(path)
+    if isinstance(error, SyntaxError) and os.path.realpath(error.filename or '') == mine:
+        return error.lineno, None
+    frames = [f for f in traceback.extract_tb(error.__traceback__) if os.path.realpath(f.filename) == mine]
+    if not frames:
+        return None, None
+    named = [f.name for f in frames if not f.name.startswith('<') or f.name == '<module>']
+    return frames[-1].lineno, (named or [None])[-1]
+
+
+def explain(error, path, source, seconds=None):
+    """Lines that say what error, raised by the file at path (holding source), means: the error,
+    its line and function, a hint for the usual slips, and the part of the lesson to look at."""
+    kind = type(error).__name__
+    detail = f'{seconds} s' if isinstance(error, TimeoutError) and seconds else \
+        error.msg if isinstance(error, SyntaxError) else str(error)
+    line, function = where(error, path)
+    said = [['raised', {'error': f'{kind}: {detail}' if detail else kind}]]
+    if line:
+        in_function = function and function != '<module>'
+        said.append(['at_line', {'line': str(line), 'function': function}] if in_function
+                    else ['at_line_only', {'line': str(line)}])
+    hint = hint_for(error, kind, detail, function, source_line(source, line))
+    if hint:
+        said.append(['hint', {'text': hint[0], **hint[1]}])
+    part = 0 if hint and hint[0] == 'hint.missing_import' else part_of_line(source, line) if line else None
+    if part is not None:
+        said.append(['look', {'where': f'part.{part}'}])
+    return said
+
+
+def source_line(source, line):
+    lines = source.splitlines()
+    return lines[line - 1] if line and 0 < line <= len(lines) else ''
+
+
+def hint_for(error, kind, detail, function, code):
+    """(hint key, its fields) for the usual slips, or the words for the error's kind, or None."""
+    if kind == 'TypeError' and 'train() missing 1 required positional argument' in detail:
+        return 'hint.classmethod', {}
+    if kind == 'KeyError' and function == 'encode':
+        return 'hint.chars_get', {}
+    missing = re.match(r"name '(\w+)' is not defined", detail) if kind == 'NameError' else None
+    if missing and missing.group(1) in IMPORTS:
+        return 'hint.missing_import', {'line': IMPORTS[missing.group(1)]}
+    if kind == 'ValueError' and 'values to unpack' in detail:
+        return ('hint.most_common' if 'most_common' in code else 'hint.unpack'), {}
+    if kind == 'ValueError' and 'is not in list' in detail:
+        return 'hint.index', {}
+    if kind == 'AttributeError' and detail.startswith("'NoneType' object"):
+        return 'hint.none', {}
+    if kind == 'TimeoutError':
+        return LOOPS.get(function, 'error.TimeoutError'), {}
+    if kind in KNOWN_ERRORS:
+        return f'error.{kind}', {}
+    return None

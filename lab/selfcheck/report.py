@@ -1,0 +1,141 @@
+"""The tutor's answers as a person reads them, in the learner's language, within 80 columns.
+
+Part by part, in the order the lesson teaches them: the part's title, then each rule as OK,
+FAILED with the lines that say why, -- when it was not checked, or the whole part as TODO
+when it is not typed yet. Then how many rules hold, and the one thing to do next.
+
+The words are in lab/locale/, one JSON file a language (en.json holds every message and is
+the reference): a message is a string, or a list of lines, with {fields} filled in. Adding
+a language is adding one file there. A catalog with a message missing, or of the wrong
+type, falls back to English for that message, so a half-done translation still runs.
+"""
+import json
+from pathlib import Path
+
+from lab import common
+from lab.selfcheck.check import SYNTAX, syntax_part
+from lab.selfcheck.rules import PART_OF, PARTS
+
+LOCALE = Path(__file__).resolve().parent.parent / 'locale'
+MARKERS = {'passed': 'OK', 'failed': 'FAILED', 'not_checked': '--', 'todo': 'TODO'}
+EXIT_NOT_TYPED = 3  # nothing failed, but parts of the lesson are still to be typed
+
+
+class BadCatalog(ValueError):
+    """A catalog that cannot be used at all, said in English: one line, as any mistake in a file."""
+
+
+def languages():
+    """The languages there are words for: the names of the files in lab/locale/."""
+    return sorted(path.stem for path in LOCALE.glob('*.json'))
+
+
+def load(lang):
+    """{key: text} of one catalog; BadCatalog when it is missing or not a JSON object of texts."""
+    path = LOCALE / f'{lang}.json'
+    try:
+        words = json.loads(path.read_text(encoding='utf-8-sig'))  # -sig: a byte order mark, as Notepad saves
+    except (OSError, ValueError) as e:
+        raise BadCatalog(f'{path} cannot be read ({getattr(e, "strerror", None) or e}): '
+                         f'git checkout -- lab/locale/{lang}.json') from None
+    if not isinstance(words, dict):
+        raise BadCatalog(f'{path} is not a JSON object of messages: git checkout -- lab/locale/{lang}.json')
+    return {key: '\n'.join(value) if isinstance(value, list) else value for key, value in words.items()
+            if isinstance(value, str) or isinstance(value, list) and all(isinstance(v, str) for v in value)}
+
+
+def catalog(lang):
+    """The tutor's words in lang, any message it lacks in English."""
+    english = load('en')
+    return english if lang == 'en' else {**english, **load(lang)}
+
+
+def render(words, key, fields):
+    """One message: its text with the fields filled in. A field named 'where' or 'text' names
+    another message, whose text (filled in from the same fields) goes in its place."""
+    filled = {name: fill_in(words, value, fields) if name in ('where', 'text') else value
+              for name, value in fields.items()}
+    return fill_in(words, key, filled)
+
+
+def fill_in(words, key, fields):
+    try:
+        return words[key].format(**fields)
+    except (KeyError, IndexError, ValueError):  # a translation with a field of its own: as it is
+        return words.get(key, key)
+
+
+def report(words, answers, shown_file):
+    """The lines a person reads, part by part, and the exit status."""
+    out = [render(words, 'heading', {'file': shown_file}), '']
+    broken = syntax_part(answers)
+    for part in PARTS:
+        names = [name for name, its in PART_OF.items() if its == part]
+        title = render(words, 'part_title', {'n': str(part), 'title': words[f'part.{part}']})
+        states = {answers[name][0] for name in names}
+        if part == broken:
+            out.append(title)
+            out += rule_lines(words, SYNTAX, answers[SYNTAX], shown_file)
+        elif states == {'todo'}:
+            out.append(common.fill(title, 'TODO    ', ' ' * 8))
+        elif states == {'not_checked'} and len({str(answers[name][1]) for name in names}) == 1:
+            out.append(common.fill(title, '--      ', ' ' * 8))  # the part on one line, and why
+            out += said_lines(words, answers[names[0]][1], shown_file)
+        else:
+            out.append(title)
+            before = None
+            for name in names:
+                answer = answers[name]
+                if mistake(answer) is not None and mistake(answer) == mistake(before):
+                    shown = ['failed', [['same_as_above', {}]]]  # one mistake said once
+                elif answer[0] == 'not_checked' and answer == before:
+                    shown = ['not_checked', None]  # and why, once
+                else:
+                    shown = answer
+                out += rule_lines(words, name, shown, shown_file)
+                before = answer
+    lines, status = summary(words, answers)
+    return out + lines, status
+
+
+def mistake(answer):
+    """What an error or a missing return says of the code, whatever rule called it: the same
+    for two rules means the same mistake, said once. None for a value that differs."""
+    if not answer or answer[0] != 'failed' or answer[1][0][0] not in ('raised', 'returned_none'):
+        return None
+    return [line for line in answer[1] if line[0] != 'returned_none']
+
+
+def summary(words, answers):
+    """The last lines, and the exit status: how many rules hold, then the one thing to do next."""
+    rules = [name for name in PART_OF]
+    held = sum(answers[name][0] == 'passed' for name in rules)
+    typed = sum(answers[name][0] != 'todo' for name in rules)
+    failed = [name for name in [SYNTAX, *rules] if name in answers and answers[name][0] == 'failed']
+    lines = ['', render(words, 'summary', {'held': str(held), 'typed': str(typed)})]
+    if failed:
+        rule = words['rule.rule_syntax'] if failed[0] == SYNTAX else words[f'rule.{failed[0]}']
+        return lines + [common.fill(render(words, 'fix_first', {'rule': rule}), '', '  ')], 1
+    todo = sorted({PART_OF[name] for name in rules if answers[name][0] == 'todo'})
+    if todo:
+        return lines + [render(words, 'next_part', {'n': str(todo[0]), 'title': words[f'part.{todo[0]}']})], \
+            EXIT_NOT_TYPED
+    return lines + [words['all_hold']], 0
+
+
+def rule_lines(words, name, answer, shown_file):
+    """The rule's marker and words, then, for FAILED and --, the lines that say why."""
+    state, said = answer
+    lines = [common.fill(words[f'rule.{name}'], f'{MARKERS[state]:<8}', ' ' * 8)]
+    return lines + (said_lines(words, said, shown_file) if state in ('failed', 'not_checked') else [])
+
+
+def said_lines(words, said, shown_file):
+    """Lines [[key, fields]] in words, indented under their rule, escaped, within 80 columns."""
+    lines = []
+    for key, fields in said or []:
+        if 'part' in fields:  # a part by its number and title
+            fields = dict(fields, title=words[f'part.{fields["part"]}'])
+        text = common.shown(render(words, key, dict(fields, file=shown_file)))
+        lines.append(common.fill(text, ' ' * 10, ' ' * 12))
+    return lines

@@ -1,0 +1,300 @@
+"""The lesson's rules, one function each, as the tutor's child process runs them on your code.
+
+Each rule calls the functions of the tokenizer.py you typed on small, hand-picked inputs
+and compares what comes back with what the lesson defines. A rule that holds returns (a
+value, for the hash-seed rule); a rule that does not raises Wrong with the lines to show:
+what was called, what came back, what the lesson expects, and where to look. The
+expectations come from a reference written here, not from tokenizer.py: your file is the
+one under test.
+
+RULES lists them in the order the lesson teaches them: the part each belongs to, what
+must be typed for it to run, and the parts whose code it calls (a rule is not checked
+while a rule of an earlier part it calls fails: that part is the one to fix).
+"""
+import functools
+import importlib
+import json
+from pathlib import Path
+
+UNKNOWN = '\ufffd'
+LESSON_MERGES = 12  # settings.json as shipped
+
+
+@functools.lru_cache(maxsize=None)
+def lesson_text():
+    """The lesson's data/train.txt, as the tutor copies it into the folder the child runs in
+    (read before your code is imported: nothing it does to the folder changes it)."""
+    return Path('data', 'train.txt').read_text(encoding='utf-8')
+
+
+class Wrong(Exception):
+    """A rule does not hold: up to four lines, each [message key, {field: text}]."""
+
+
+# A reference that does not use the file under test --------------------------------------------
+
+def reference_merge(ids, pair, new_id):
+    out, i = [], 0
+    while i < len(ids):
+        if ids[i:i + 2] == list(pair):
+            out.append(new_id)
+            i += 2
+        else:
+            out.append(ids[i])
+            i += 1
+    return out
+
+
+def pair_counts(vocab, ids):
+    """{pair: (count, first position)} of the pairs the lesson counts, in order of first position."""
+    found = {}
+    for at, pair in enumerate(zip(ids, ids[1:])):
+        if '\n' not in vocab[pair[0]] + vocab[pair[1]]:
+            count, first = found.get(pair, (0, at))
+            found[pair] = (count + 1, first)
+    return found
+
+
+def reference_steps(text, count):
+    """The lesson's training, step by step: (vocab, [(pair, its count, first position, all counts)])."""
+    vocab = [UNKNOWN] + sorted(set(text) - {UNKNOWN})
+    ids = [vocab.index(ch) for ch in text]
+    steps = []
+    for _ in range(count):
+        found = pair_counts(vocab, ids)
+        best = max(found, key=lambda p: (found[p][0], -found[p][1]), default=None)
+        if best is None or found[best][0] < 2:
+            break
+        steps.append((best, *found[best], found))
+        vocab.append(vocab[best[0]] + vocab[best[1]])
+        ids = reference_merge(ids, best, len(vocab) - 1)
+    return vocab, steps
+
+
+def lesson_lines():
+    """What python3 tokenizer.py prints with the lesson's defaults: its two lines."""
+    vocab, steps = reference_steps(lesson_text(), LESSON_MERGES)
+    base = len(vocab) - len(steps)
+    prompt = [vocab.index(ch) if ch in vocab[:base] else 0 for ch in 'Q: hi\nA: ']
+    for n, (pair, *_) in enumerate(steps):
+        prompt = reference_merge(prompt, pair, base + n)
+    return [f'vocab: {len(vocab)} merges: {len(steps)}', f'roundtrip: OK {prompt}']
+
+
+# Calling the learner's code ---------------------------------------------------------------------
+
+def expect(call, got, want, look, gave='gave'):
+    """Wrong, with what was called and came back (said as the message gave), what the lesson
+    expects and where to look."""
+    if got != want:
+        raise Wrong([[gave, {'call': call, 'got': repr(got)}], ['lesson', {'want': repr(want)}],
+                     ['look', {'where': look}]])
+
+
+def returned(call, got, look):
+    """got, unless it is None: then Wrong, since a function that reaches its end without a
+    return gives None (a return left out, or indented into the loop)."""
+    if got is None:
+        raise Wrong([['returned_none', {'call': call}], ['look', {'where': look}]])
+    return got
+
+
+def trained(text, count):
+    """BPE.train(text, count), a tokenizer or Wrong."""
+    from tokenizer import BPE
+    return returned(f'BPE.train({text[-20:]!r}, {count})', BPE.train(text, count), 'look.train_return')
+
+
+def merged(call, ids, pair, new_id):
+    """merge(ids, pair, new_id), a list or Wrong."""
+    from tokenizer import merge
+    return returned(call, merge(ids, pair, new_id), 'look.merge_return')
+
+
+# The rules ----------------------------------------------------------------------------------------
+
+def rule_imports():
+    importlib.import_module('tokenizer')  # that it imports without an error is the rule
+
+
+def rule_merge_copies():
+    for ids in [[2, 1], [5], [], [3, 4, 1], [2, 2, 1, 1]]:
+        call = f'merge({ids}, (1, 2), 9)'
+        expect(call, merged(call, list(ids), (1, 2), 9), ids, 'look.merge_copy')
+    ids = [1, 2]
+    merged('merge(ids, (1, 2), 9)', ids, (1, 2), 9)
+    expect('merge(ids, (1, 2), 9)', ids, [1, 2], 'look.merge_new_list', 'gave_ids_after')
+
+
+def expect_merged(call, got, ids, want, look):
+    """As expect, but a merge that changed nothing is most often a list compared with a tuple."""
+    expect(call, got, want, 'look.merge_list_tuple' if got == ids else look)
+
+
+def rule_merge_replaces():
+    for ids, pair, want in [([1, 2, 3, 1, 2], (1, 2), [9, 3, 9]), ([7, 7, 7], (7, 7), [8, 7]),
+                            ([7, 7, 7, 7], (7, 7), [8, 8]), ([7, 7, 7, 7, 7], (7, 7), [8, 8, 7])]:
+        call = f'merge({ids}, {pair}, {want[0]})'
+        expect_merged(call, merged(call, list(ids), pair, want[0]), ids, want, 'look.merge_step')
+
+
+def rule_merge_list_pair():
+    call = 'merge([1, 2, 3], [1, 2], 9)'
+    expect_merged(call, merged(call, [1, 2, 3], [1, 2], 9), [1, 2, 3], [9, 3], 'look.merge_list_pair')
+
+
+def rule_init():
+    from tokenizer import BPE
+    vocab, merges = [UNKNOWN, '\n', 'a', 'b', 'ab'], [[[2, 3], 4]]
+    tok = BPE(list(vocab), [[[2, 3], 4]])
+    call = "BPE(['\\ufffd', '\\n', 'a', 'b', 'ab'], [[[2, 3], 4]])"
+    expect(f'{call}.vocab', tok.vocab, vocab, 'look.init')
+    expect(f'{call}.merges', tok.merges, merges, 'look.init')
+    expect(f'{call}.chars', tok.chars, {UNKNOWN: 0, '\n': 1, 'a': 2, 'b': 3}, 'look.init_chars')
+
+
+def rule_base_vocab():
+    expect("BPE.train('cab\\n', 0).vocab", trained('cab\n', 0).vocab, [UNKNOWN, '\n', 'a', 'b', 'c'],
+           'look.base_vocab')
+
+
+def rule_unknown_once():
+    expect("BPE.train('a\\ufffdb', 0).vocab", trained('a\ufffdb', 0).vocab, [UNKNOWN, 'a', 'b'],
+           'look.unknown_once')
+
+
+def rule_count():
+    text = 'the cat sat on the mat\n' * 3
+    for count in [0, 1]:
+        expect(f'len(BPE.train(text, {count}).merges)', len(trained(text, count).merges), count, 'look.count')
+
+
+def first_merge(text):
+    """The pieces of the first pair that BPE.train(text, 1) merges, or None."""
+    tok = trained(text, 1)
+    return tuple(tok.vocab[i] for i in tok.merges[0][0]) if tok.merges else None
+
+
+def expect_first_merge(cases, look):
+    for text, want in cases:
+        expect(f'BPE.train({text[-20:]!r}, 1)', first_merge(text), want, look, 'gave_merged')
+
+
+def rule_most_frequent():
+    expect_first_merge([('ab cdcdcd', ('c', 'd')), ('xyz xyz abababab', ('a', 'b'))], 'look.most_frequent')
+
+
+def rule_ties():
+    expect_first_merge([('yzab yzab yzab', ('y', 'z')), ('ba ab ba ab ba ab', ('b', 'a'))], 'look.ties')
+
+
+def rule_newline():
+    expect_first_merge([('x\n' * 20 + 'ab ab ab', ('a', 'b')), ('\nx' * 20 + 'ab ab ab', ('a', 'b'))],
+                       'look.newline')
+
+
+def rule_new_token():
+    tok = trained('ababab', 1)
+    a, b = tok.vocab.index('a'), tok.vocab.index('b')
+    expect("BPE.train('ababab', 1).merges", json.loads(json.dumps(tok.merges)), [[[a, b], 3]],
+           'look.new_merge')
+    expect("BPE.train('ababab', 1).vocab[3:]", tok.vocab[3:], ['ab'], 'look.new_piece')
+
+
+def rule_early_stop():
+    for text, want in [('abcdef', []), ('abab', ['ab']), ('\n\n\n\n', []), ('', [])]:
+        tok = trained(text, 10)
+        expect(f'BPE.train({text!r}, 10)', [tok.vocab[new] for _, new in tok.merges], want,
+               'look.early_stop', 'gave_learned')
+
+
+def rule_hash_seed():
+    tok = trained(''.join(chr(0x61 + (n * 7) % 13) for n in range(300)) + '\nxyzzy plugh\n', 25)
+    return json.dumps([tok.vocab, tok.merges])
+
+
+def rule_lesson_text():
+    tok = trained(lesson_text(), LESSON_MERGES)
+    vocab, steps = reference_steps(lesson_text(), LESSON_MERGES)
+    theirs = [(tok.vocab[a], tok.vocab[b]) for (a, b), _ in tok.merges]
+    ours = [(vocab[a], vocab[b]) for (a, b), _, _, _ in steps]
+    for n, (want, got) in enumerate(zip(ours, theirs + [None] * len(ours))):  # the first that differs
+        if got != want:
+            found = steps[n][3]
+            ids = {piece: i for i, piece in enumerate(vocab)}
+            count, first = found.get((ids.get(got[0]), ids.get(got[1])), (0, None)) if got else (0, None)
+            yours = {'n': str(n + 1), 'got': repr(got), 'count': str(count), 'first': str(first)}
+            lesson = {'want': repr(want), 'count': str(steps[n][1]), 'first': str(steps[n][2])}
+            raise Wrong([['lesson_text_yours' if count else 'lesson_text_none', yours],
+                         ['lesson_text_lesson', lesson], ['look', {'where': 'look.most_frequent'}]])
+    if len(theirs) > len(ours):
+        raise Wrong([['lesson_text_more', {'got': str(len(theirs)), 'want': str(len(ours))}],
+                     ['look', {'where': 'look.early_stop'}]])
+
+
+def hand_made():
+    """l, o, w and two merges, 'l'+'o' then 'lo'+'w': the second needs the first."""
+    from tokenizer import BPE
+    return BPE([UNKNOWN, 'l', 'o', 'w', 'lo', 'low'], [[[1, 2], 4], [[4, 3], 5]])
+
+
+def encoded(text):
+    call = f'encode({text!r})'
+    return call, returned(call, hand_made().encode(text), 'look.encode_return')
+
+
+def rule_encode_unknown():
+    expect(*encoded('wCo😀'), [3, 0, 2, 0], 'look.encode_unknown')
+
+
+def rule_encode_order():
+    for text, want in [('low', [5]), ('lolow', [4, 5]), ('owl', [2, 3, 1])]:
+        expect(*encoded(text), want, 'look.encode_order')
+
+
+def rule_decode():
+    expect('decode([5, 3, 0, 4])', hand_made().decode([5, 3, 0, 4]), 'loww\ufffdlo', 'look.decode')
+
+
+def rule_state():
+    from tokenizer import BPE
+    tok = trained('the cat sat on the mat\n' * 2, 6)
+    state = returned('tokenizer.state()', tok.state(), 'look.state')
+    expect('sorted(state())', sorted(state), ['merges', 'vocab'], 'look.state')
+    again = BPE(**json.loads(json.dumps(state, ensure_ascii=False)))
+    for text in ['the cat', 'mat\nthe', 'Cat!']:
+        expect(f'BPE(**state()).encode({text!r})', again.encode(text), tok.encode(text), 'look.state_again')
+
+
+# (part, what must be typed for it to run, the parts whose code it calls, the rule), in the order
+# the lesson teaches them; the parts: 0 the imports, 1 merge, 2 BPE.__init__, 3 train, 4 encode,
+# 5 decode and state, 6 the __main__ block (rule_command_line: run by the child as python3
+# tokenizer.py, lab/selfcheck/runner.py). A rule's words are 'rule.NAME' in the catalogs.
+TRAIN = {'BPE.train'}
+RULES = [
+    (0, {'<file>'}, {0}, rule_imports),
+    (1, {'merge'}, {0, 1}, rule_merge_copies),
+    (1, {'merge'}, {0, 1}, rule_merge_replaces),
+    (1, {'merge'}, {0, 1}, rule_merge_list_pair),
+    (2, {'BPE.__init__'}, {0, 2}, rule_init),
+    (3, TRAIN, {0, 1, 2, 3}, rule_base_vocab),
+    (3, TRAIN, {0, 1, 2, 3}, rule_unknown_once),
+    (3, TRAIN, {0, 1, 2, 3}, rule_count),
+    (3, TRAIN, {0, 1, 2, 3}, rule_most_frequent),
+    (3, TRAIN, {0, 1, 2, 3}, rule_ties),
+    (3, TRAIN, {0, 1, 2, 3}, rule_newline),
+    (3, TRAIN, {0, 1, 2, 3}, rule_new_token),
+    (3, TRAIN, {0, 1, 2, 3}, rule_early_stop),
+    (3, TRAIN, {0, 1, 2, 3}, rule_hash_seed),
+    (3, TRAIN, {0, 1, 2, 3}, rule_lesson_text),
+    (4, {'BPE.encode'}, {0, 1, 2, 4}, rule_encode_unknown),
+    (4, {'BPE.encode'}, {0, 1, 2, 4}, rule_encode_order),
+    (5, {'BPE.decode'}, {0, 2, 5}, rule_decode),
+    (5, TRAIN | {'BPE.encode', 'BPE.state'}, {0, 1, 2, 3, 4, 5}, rule_state),
+]
+COMMAND_LINE = 'rule_command_line'  # part 6: python3 tokenizer.py, run as the lesson runs it
+CHECKS = {check.__name__: check for _, _, _, check in RULES}
+PART_OF = {**{check.__name__: part for part, _, _, check in RULES}, COMMAND_LINE: 6}
+CALLS = {**{check.__name__: parts for _, _, parts, check in RULES}, COMMAND_LINE: set(range(7))}
+NEEDS = {**{check.__name__: needs for _, needs, _, check in RULES}, COMMAND_LINE: {'__main__'}}
+PARTS = range(7)

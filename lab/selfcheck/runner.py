@@ -1,0 +1,237 @@
+"""Your code, run in a child process the tutor keeps bounded: the rules, then python3 tokenizer.py.
+
+The tutor never runs the file you typed in its own process: a loop that never ends, a list
+that grows until the memory is gone, a million prints or a file that deletes its own folder
+would take the tutor down with it. It copies the file into a temporary folder beside the
+lesson's settings.json and data/train.txt, and starts a child there that:
+  - has at most MEMORY bytes and may write files of at most FILE_SIZE bytes;
+  - runs each rule with a time limit (SECONDS; the timer fires again if your code swallows
+    it), and stops at the first that does not finish: the rest would wait just as long;
+  - runs tokenizer.py as python3 tokenizer.py does (its __main__ block), keeping only the
+    first lines it prints;
+  - writes its answers, one JSON line each, to a pipe of their own, so that nothing your
+    code prints can be taken for one.
+The tutor waits at most a few seconds a rule, keeps only the end of what the child writes
+to stderr, and kills the child's whole process group when it is done, when time runs out,
+or when the tutor itself is stopped (Ctrl-C, SIGTERM): nothing of it outlives the tutor.
+"""
+import atexit
+import contextlib
+import io
+import json
+import os
+import runpy
+import signal
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+from lab import common
+from lab.selfcheck import explain, rules
+
+SECONDS = 2  # for one rule: the lesson's code needs a few milliseconds on these texts
+MEMORY = 2 * 2**30  # bytes the child may use; the rules need a few dozen MB
+FILE_SIZE = 2**26  # bytes a file the child writes may have (data/tokenizer.json: a few KB)
+PRINTED = 64 * 1024  # characters of what tokenizer.py prints that are kept to compare
+KEPT = 4096  # bytes of the child's stderr kept, for when it dies without an answer
+ROOT = Path(__file__).resolve().parent.parent.parent
+LIVE = set()  # the process groups of the children running now, killed when the tutor exits
+
+
+# In the tutor -----------------------------------------------------------------------------------
+
+def run(jobs, seed='0'):
+    """[{rule: answer} for each job] for jobs [(folder, [rule names])], all in one child process
+    started with PYTHONHASHSEED=seed. An answer is a verdict ['passed' | 'failed' | 'not_checked',
+    lines or value]; a rule the child never answered (it was killed, or ran out of time) is
+    failed with the end of what it wrote to stderr."""
+    read_end, write_end = os.pipe()
+    code = (f'import sys; sys.path.insert(1, {str(ROOT)!r}); '
+            'from lab.selfcheck.runner import serve; serve()')
+    env = dict(os.environ, PYTHONHASHSEED=seed, PYTHONIOENCODING='utf-8', PYTHONDONTWRITEBYTECODE='1')
+    try:
+        child = subprocess.Popen([sys.executable, '-c', code, str(write_end), json.dumps(jobs)],
+                                 cwd=jobs[0][0], env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.PIPE, pass_fds=(write_end,), start_new_session=True)
+    finally:
+        os.close(write_end)
+    LIVE.add(child.pid)
+    answers, tail = [], []
+    readers = [threading.Thread(target=read_answers, args=(read_end, answers), daemon=True),
+               threading.Thread(target=read_tail, args=(child.stderr, tail), daemon=True)]
+    for reader in readers:
+        reader.start()
+    try:
+        child.wait(timeout=SECONDS * (sum(len(names) + 3 for _, names in jobs)))
+        late = False
+    except subprocess.TimeoutExpired:
+        late = True
+    finally:
+        kill(child.pid)
+        child.wait()
+    for reader in readers:
+        reader.join(timeout=1)  # a process that left the group may hold the pipe: do not wait for it
+    child.stderr.close()
+    last = 'no answer in time' if late else (b''.join(tail).decode('utf-8', 'replace').strip().splitlines()
+                                             or ['?'])[-1]
+    found = [{} for _ in jobs]
+    for n, name, answer in answers:
+        if 0 <= n < len(jobs) and name in jobs[n][1]:
+            found[n][name] = answer
+    return [{name: found[n].get(name, ['failed', [['could_not_finish', {'last': last[-200:]}]]])
+             for name in names} for n, (_, names) in enumerate(jobs)]
+
+
+def read_answers(fd, answers, most=2**22):
+    """The child's answers, one JSON line each, until the pipe closes (at most most bytes)."""
+    with os.fdopen(fd, 'rb') as pipe:
+        data = pipe.read(most)
+    for line in data.splitlines():
+        try:
+            n, name, answer = json.loads(line)
+        except (ValueError, TypeError):
+            continue
+        answers.append((n, name, answer))
+
+
+def read_tail(stream, tail):
+    """Read stream to its end, keeping only its last KEPT bytes."""
+    kept = b''
+    for chunk in iter(lambda: stream.read(65536), b''):
+        kept = (kept + chunk)[-KEPT:]
+    tail.append(kept)
+
+
+def kill(pid):
+    """Kill the process group of the child pid: it, and every process it started that stayed in it."""
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    LIVE.discard(pid)
+
+
+@atexit.register
+def kill_all():
+    for pid in list(LIVE):
+        kill(pid)
+
+
+# In the child -----------------------------------------------------------------------------------
+
+class TooLong(BaseException):
+    """The rule's time is up (a BaseException: your code's except Exception does not catch it)."""
+
+
+def serve():
+    """The child's main: argv is the answer pipe's fd and the jobs, as JSON."""
+    fd, jobs = int(sys.argv[1]), json.loads(sys.argv[2])
+    limit_resources()
+    answers = os.fdopen(fd, 'w', encoding='utf-8', buffering=1)
+    signal.signal(signal.SIGALRM, time_is_up)
+    for n, (folder, names) in enumerate(jobs):
+        for name, answer in run_job(folder, names):
+            answers.write(json.dumps([n, name, answer]) + '\n')
+    answers.close()
+
+
+def time_is_up(*_):
+    raise TooLong
+
+
+def limit_resources():
+    try:  # a loop that appends forever hits these, not the machine's memory or disk
+        import resource
+        for which, most in [(resource.RLIMIT_AS, MEMORY), (resource.RLIMIT_FSIZE, FILE_SIZE),
+                            (resource.RLIMIT_CORE, 0)]:
+            resource.setrlimit(which, (most, most))
+    except (ImportError, ValueError, OSError):  # not on Windows: there only the tutor's limit holds
+        pass
+
+
+def run_job(folder, names):
+    """(rule, answer) for each rule on the tokenizer.py in folder, in order."""
+    os.chdir(folder)
+    sys.modules.pop('tokenizer', None)
+    sys.path[0] = folder  # as python3 tokenizer.py puts its own folder first
+    rules.lesson_text.cache_clear()
+    rules.lesson_text()  # read before your code runs: nothing it does to the folder changes it
+    source = Path('tokenizer.py').read_text(encoding='utf-8', errors='replace')
+    stuck = set()  # the parts whose code did not finish a rule: the rules that call them would wait too
+    for name in names:
+        if rules.CALLS[name] & stuck:
+            yield name, ['not_checked', [['not_checked_stuck', {}]]]
+            continue
+        seconds = SECONDS * (2 if name == rules.COMMAND_LINE else 1)
+        try:
+            signal.setitimer(signal.ITIMER_REAL, seconds, seconds)  # again if swallowed
+            if name == rules.COMMAND_LINE:
+                answer = command_line(source)
+            else:
+                answer = ['passed', rules.CHECKS[name]()]
+        except rules.Wrong as e:
+            answer = ['failed', e.args[0]]
+        except BaseException as e:  # the learner's code failed: say what and where, in their file
+            if isinstance(e, KeyboardInterrupt):
+                raise
+            if isinstance(e, TooLong):  # said as the TimeoutError it is, where it was when time ran out
+                e = TimeoutError().with_traceback(e.__traceback__)
+                line, _ = explain.where(e, 'tokenizer.py')
+                stuck.add(explain.part_of_line(source, line) if line else rules.PART_OF[name])
+            answer = ['failed', explain.explain(e, 'tokenizer.py', source, seconds)]
+            if name == 'rule_imports':
+                stuck.update(rules.PARTS)  # nothing can run without the file
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+        yield name, answer
+
+
+class Printed(io.StringIO):
+    """What tokenizer.py prints, kept up to PRINTED characters."""
+
+    def write(self, text):
+        room = PRINTED - self.tell()
+        return super().write(text[:max(room, 0)]) if room > 0 else len(text)
+
+
+def command_line(source):
+    """python3 tokenizer.py with the lesson's defaults: its lines among what it prints, in order,
+    and a data/tokenizer.json as the lesson's."""
+    saved = Path('data', 'tokenizer.json')
+    saved.unlink(missing_ok=True)
+    printed = Printed()
+    with contextlib.redirect_stdout(printed), patched_argv(['tokenizer.py']):
+        try:
+            runpy.run_path('tokenizer.py', run_name='__main__')
+        except SystemExit as e:
+            if e.code not in (None, 0):
+                said = e.code if isinstance(e.code, str) else f'exit status {e.code}'
+                return ['failed', [['command_failed', {}], ['command_said', {'said': said[-200:]}]]]
+        except Exception as e:  # your code's error, said as every error is
+            return ['failed', [['command_failed', {}], *explain.explain(e, 'tokenizer.py', source)]]
+    want = rules.lesson_lines()
+    lines = printed.getvalue().splitlines()
+    if not common.has_lines('\n'.join(lines), want):
+        return ['failed', [['command_printed', {'got': repr([line[:60] for line in lines[:4]])}],
+                           ['lesson', {'want': repr(want)}], ['look', {'where': 'look.command_print'}]]]
+    if not saved.is_file():
+        return ['failed', [['no_tokenizer_json', {}], ['look', {'where': 'look.command_save'}]]]
+    raw = saved.read_text(encoding='utf-8', errors='replace')
+    try:
+        state = json.loads(raw)
+    except (ValueError, RecursionError):
+        state = None
+    if not isinstance(state, dict) or sorted(state) != ['merges', 'vocab'] or rules.UNKNOWN not in raw:
+        return ['failed', [['tokenizer_json_keys', {}], ['look', {'where': 'look.command_save'}]]]
+    return ['passed', None]
+
+
+@contextlib.contextmanager
+def patched_argv(argv):
+    before = sys.argv
+    sys.argv = argv
+    try:
+        yield
+    finally:
+        sys.argv = before
