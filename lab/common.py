@@ -13,6 +13,7 @@ It is not a lab itself: there is nothing to run.
 """
 import argparse
 import difflib
+import functools
 import hashlib
 import json
 import math
@@ -249,6 +250,19 @@ def load_tokenizer(path=SAVED):
     if tok.kind != 'char':
         raise ValueError(f"{path} is a {tok.kind} tokenizer; this lab is for the lesson's only")
     return tok.lesson
+
+
+def lesson_bpe(vocab, merges):
+    """tokenizer.BPE(vocab, merges), the class the learner typed, refused in one line that points
+    to the tutor when it does not keep what the lesson's keeps (vocab, merges, chars): the labs
+    build on it, and would otherwise fail later, inside their own code."""
+    from tokenizer import BPE  # here, not above: lab.selfcheck runs when tokenizer.py cannot be imported
+    tok = BPE(vocab, merges)
+    for name, kind in [('vocab', list), ('merges', list), ('chars', dict)]:
+        if not isinstance(getattr(tok, name, None), kind):
+            raise ValueError(f'BPE(vocab, merges) in tokenizer.py keeps no {name} ({kind.__name__}); '
+                             'python3 -m lab.selfcheck')
+    return tok
 
 
 def state_of(tok):
@@ -601,10 +615,7 @@ def note(message):
 
 def fail(message, code=1):
     """Exit with one line on stderr, escaped: a file name may hold anything."""
-    if sys.stderr:
-        status()  # a line of long work is cleared first: the message starts a line of its own
-        print(f'{lab_name()}: {shown(str(message))}', file=sys.stderr)
-    sys.exit(code)
+    sys.exit(say(code, [message]))
 
 
 def run(main):
@@ -619,21 +630,54 @@ def run(main):
     try:
         main()
         sys.stdout.flush()  # here, where a closed pipe can still be caught
-    except KeyboardInterrupt:
-        fail('interrupted', 130)
-    except BrokenPipeError:
-        # the reader is gone: point stdout at nothing so that Python's last flush is quiet
+    except (Exception, KeyboardInterrupt) as e:
+        ended = ending(e)
+        if ended is None:
+            raise  # a bug in the lab itself: its traceback is what mends it
+        sys.exit(say(*ended))
+
+
+def ending(error):
+    """(exit status, lines to say) for an error that ends a lab as the toolkit ends it: Ctrl-C,
+    a closed pipe, a bug in the learner's tokenizer.py, a mistake in the user's files or
+    arguments (ValueError). None for anything else: a bug in the lab, which a traceback shows."""
+    if isinstance(error, KeyboardInterrupt):
+        return 130, ['interrupted']
+    if isinstance(error, BrokenPipeError):
+        return 141, []  # 128 + SIGPIPE, what a shell shows for a program stopped by a closed pipe
+    said = learners_error(error)
+    if said:  # what, where, and the tutor; no traceback
+        return 1, said
+    return (1, [str(error)]) if isinstance(error, ValueError) else None
+
+
+def say(code, lines, name=None):
+    """Write lines to stderr, each escaped, after the lab's name; returns code, the exit status.
+    A message of several lines (a learner's error) is wrapped at 80 columns; a one-line message
+    stays one line. With a closed pipe (141), stdout is pointed at nothing, so that Python's
+    last flush is quiet."""
+    if code == 141:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        sys.exit(141)  # 128 + SIGPIPE, what a shell shows for a program stopped by a closed pipe
-    except Exception as e:
-        said = learners_error(e)
-        if said:  # a bug in the learner's tokenizer.py: what, where, and the tutor; no traceback
-            for line in said:
-                print(fill(shown(line), f'{lab_name()}: ', '  '), file=sys.stderr)
-            sys.exit(1)
-        if isinstance(e, ValueError):  # a mistake in the user's files or arguments
-            fail(e)
-        raise  # a bug in the lab itself: its traceback is what mends it
+    if sys.stderr:
+        status()  # a line of long work is cleared first: the message starts a line of its own
+        name = name or lab_name()
+        for line in lines:
+            text = shown(str(line))
+            print(fill(text, f'{name}: ', '  ') if len(lines) > 1 else f'{name}: {text}', file=sys.stderr)
+    return code
+
+
+def uncaught(name, kind, error, traceback_):
+    """sys.excepthook while the lab called name runs: what happens before its main does
+    (tokenizer.py, as it is imported, printing into a closed pipe, or raising) ends as anything
+    in main does."""
+    ended = ending(error)
+    if ended is None:
+        sys.__excepthook__(kind, error, traceback_)
+        return
+    code = say(*ended, name)
+    sys.stderr.flush()
+    os._exit(code)  # sys.exit cannot be raised from here
 
 
 def learners_error(error):
@@ -667,6 +711,9 @@ def learners_error(error):
     return [report.render(words, key, dict(fields, file='tokenizer.py'))
             for key, fields in explain.explain(error, mine, source) if key != 'look'] + [SELFCHECK]
 
+
+if lab_name().startswith('lab.'):  # a lab runs: what tokenizer.py does as it is imported ends as main would
+    sys.excepthook = functools.partial(uncaught, lab_name())  # named now: runpy may put back __main__
 
 if __name__ == '__main__':
     sys.exit("lab.common is the labs' plumbing, not a lab: try python3 -m lab.bpe_trace")

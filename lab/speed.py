@@ -118,8 +118,11 @@ def in_fresh_python(*args):
     if done.returncode:
         last = (done.stderr.strip().splitlines() or ['it failed'])[-1]
         raise ValueError(last.removeprefix('lab.speed: '))  # the child's own message, said once
-    answers = [line for line in done.stdout.splitlines() if line.startswith(ANSWER)]
-    return json.loads(answers[-1][len(ANSWER):])  # the marked line: a print in tokenizer.py is not it
+    # the marked line: a print in tokenizer.py is not it, and one without a newline may stand before it
+    answers = [line[line.index(ANSWER) + len(ANSWER):] for line in done.stdout.splitlines() if ANSWER in line]
+    if not answers:
+        raise ValueError(f'a child of lab.speed gave no figures: {common.clip(done.stdout, 40)!r}')
+    return json.loads(answers[-1])
 
 
 def has_tokenizers():

@@ -43,6 +43,15 @@ TEXT = (ROOT / 'data' / 'train.txt').read_text(encoding='utf-8')
 MIXED = (ROOT / 'data' / 'mixed.txt').read_text(encoding='utf-8')  # Korean, code, URLs, numbers
 
 
+def ours():
+    """Whether the tokenizer.py and the lesson's three labs in place are this project's own, not
+    typed by a learner from the lesson (then tests/test_beyond_lesson.py has nothing to test)."""
+    ours_only = ['HERE = ', 'def read_text(', 'def save(', 'def main(']  # read, not imported (test_contract)
+    typed = (ROOT / 'tokenizer.py').read_text(encoding='utf-8')
+    labs = [(ROOT / lab).read_text(encoding='utf-8') for lab in LESSON_LABS]
+    return all(line in typed for line in ours_only) and all('common.run(main)' in lab for lab in labs)
+
+
 def copy_project(test, parts=PARTS):
     """A fresh copy of the project, removed when the test (or, from setUpClass, the class) ends."""
     tmp = tempfile.TemporaryDirectory()

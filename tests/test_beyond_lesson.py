@@ -21,9 +21,16 @@ from pathlib import Path
 from unittest import mock
 
 import tokenizer
+from lab.selfcheck import check
 from tests import test_toolkit
-from tests.project import LESSON_FILES, TEXT, copy_project, kill_while_writing, run
+from tests.project import LESSON_FILES, TEXT, copy_project, kill_while_writing, ours, run
 from tokenizer import BPE
+
+
+def setUpModule():
+    if not ours():
+        raise unittest.SkipTest("what only this project's tokenizer.py and lesson labs do: the ones here "
+                                'were typed from the lesson')
 
 
 class CommandLineErrorTest(unittest.TestCase):
@@ -327,40 +334,42 @@ class FromAnotherFolderTest(unittest.TestCase):
 
 
 def without_checks(source):
-    """source less every line whose comment starts with 'check' and, where such a line's code
-    ends with ':', the block indented under it: what a learner who skips the checks types."""
-    marked = {}  # line number: whether its code opens a block
-    for token in tokenize.generate_tokens(io.StringIO(source).readline):
-        if token.type == tokenize.COMMENT and token.string.lstrip('#').strip().startswith('check'):
-            marked[token.start[0]] = token.line[:token.start[1]].rstrip().endswith(':')
-    kept, block = [], None  # block: the indent of a deleted line whose block is deleted too
-    for number, line in enumerate(source.splitlines(keepends=True), 1):
-        indent = len(line) - len(line.lstrip())
-        if block is not None and (not line.strip() or indent > block):
-            if not line.strip():
-                kept.append(line)
-            continue
-        block = indent if marked.get(number) else None
-        if number not in marked:
-            kept.append(line)
-    return ''.join(kept)
+    """source less every line whose comment starts with 'check': what a learner who skips the
+    checks types."""
+    marked = {token.start[0] for token in tokenize.generate_tokens(io.StringIO(source).readline)
+              if token.type == tokenize.COMMENT and token.string.lstrip('#').strip().startswith('check')}
+    return ''.join(line for n, line in enumerate(source.splitlines(keepends=True), 1) if n not in marked)
 
 
-class CheckLinesTest(unittest.TestCase):
-    def test_the_lines_marked_check_may_be_skipped(self):
-        root = copy_project(self)
-        source = (root / 'tokenizer.py').read_text(encoding='utf-8')
-        typed = without_checks(source)
-        self.assertLess(len(typed.splitlines()), len(source.splitlines()) - 20)  # it did delete
-        (root / 'tokenizer.py').write_text(typed, encoding='utf-8')
-        done = run(root, 'tokenizer.py')
-        self.assertEqual((done.returncode, done.stdout),
-                         (0, 'vocab: 40 merges: 12\nroundtrip: OK [29, 13, 14, 1, 30]\n'), done.stderr)
-        tutor = run(root, '-m', 'lab.selfcheck', '--lang', 'en')
-        self.assertEqual(tutor.returncode, 0, tutor.stdout)
+OURS = Path(tokenizer.__file__).read_text(encoding='utf-8')
+STARTS = ['def merge', 'class BPE:', '    @classmethod', '    def encode', '    def decode', 'HERE = ']
+
+
+class TypedAsTheLessonTeachesTest(unittest.TestCase):
+    """This project's tokenizer.py is the lesson's, typed in the lesson's order, its checks optional."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.typed = [OURS[:OURS.index(start)] for start in STARTS] + [OURS, without_checks(OURS)]
+        readable = [check.readable_part(typed) for typed in cls.typed]  # the tutor's way, in two processes
+        cls.answers = check.check_many([source for source, _ in readable], check.lesson(),
+                                       [broken for _, broken in readable])
+
+    def test_cut_where_each_part_starts_the_tutor_finds_nothing_failed(self):
+        for typed, answers in zip(self.typed, self.answers):
+            with self.subTest(typed.splitlines()[-1:]):
+                self.assertNotIn('failed', {state for state, _ in answers.values()})
+                self.assertEqual(answers['rule_imports'][0], 'passed')
+
+    def test_with_each_line_marked_check_deleted_it_runs_prints_the_lesson_and_passes(self):
+        typed = self.typed[-1]
+        self.assertLess(len(typed.splitlines()), len(OURS.splitlines()) - 20)  # it did delete
+        passed = {state for state, _ in self.answers[-1].values()}
+        self.assertEqual(passed, {'passed'})  # python3 tokenizer.py's run among them
 
     def test_tokenizer_py_stays_typeable(self):
-        self.assertLessEqual(len(Path(tokenizer.__file__).read_text(encoding='utf-8').splitlines()), 140)
+        self.assertLessEqual(len(OURS.splitlines()), 140)
+        self.assertEqual([line for line in OURS.splitlines() if len(line) > 110], [])
 
 
 class LessonLabsAsToolkitTest(test_toolkit.EveryLabTest):

@@ -68,11 +68,13 @@ class ShapeTest(unittest.TestCase):
 
     def test_training_gives_the_same_tokenizer_whatever_the_hash_seed(self):
         # str hashes change from process to process; a set or dict order must never decide a tie
-        code = ('import json; from tests.test_kinds import trained; '
-                'print(json.dumps([[name, tok.state()] for name, _, _, tok in trained()]))')
-        states = [subprocess.run([sys.executable, '-c', code], cwd=ROOT, capture_output=True, text=True,
-                                 env=dict(os.environ, PYTHONHASHSEED=seed), timeout=120).stdout
-                  for seed in ('0', '1')]
+        code = ('import json; from tests.test_kinds import trained; '  # marked: tokenizer.py may print too
+                'print("@@states", json.dumps([[name, tok.state()] for name, _, _, tok in trained()]))')
+        printed = [subprocess.run([sys.executable, '-c', code], cwd=ROOT, capture_output=True, text=True,
+                                  env=dict(os.environ, PYTHONHASHSEED=seed), timeout=120).stdout
+                   for seed in ('0', '1')]
+        states = [next(line.split('@@states ', 1)[1] for line in out.splitlines() if '@@states ' in line)
+                  for out in printed]
         self.assertTrue(states[0].startswith('[["lesson"'), states[0][:200])
         self.assertEqual(states[0], states[1])
 

@@ -5,7 +5,6 @@ it in their language.
 Most files here are checked together, with the tutor's own check_many: one child process
 for all of them (and one for the hash seed), as the tests' way to keep to a few processes;
 the command line itself is run where the command is the point."""
-import io
 import json
 import keyword
 import os
@@ -15,7 +14,6 @@ import string
 import subprocess
 import sys
 import time
-import tokenize
 import unittest
 
 from lab import common
@@ -25,7 +23,6 @@ from tests.project import LESSON_FILES, ROOT, copy_project, run
 from tests.test_toolkit import ENGLISH
 
 LESSON = (LESSON_FILES / 'tokenizer.py').read_text(encoding='utf-8')
-OURS = (ROOT / 'tokenizer.py').read_text(encoding='utf-8')
 # (a typing mistake as a change to the lesson-style file, the rule its first FAILED must be)
 MISTAKES = [
     ('            i += 2', '            i += 1', 'rule_merge_replaces'),
@@ -86,19 +83,8 @@ def lesson_with(old, new):
     return typed
 
 
-def without_checks(source):
-    """source less every line whose comment starts with 'check': what a learner who skips the
-    checks types."""
-    marked = {token.start[0] for token in tokenize.generate_tokens(io.StringIO(source).readline)
-              if token.type == tokenize.COMMENT and token.string.lstrip('#').strip().startswith('check')}
-    return ''.join(line for n, line in enumerate(source.splitlines(keepends=True), 1) if n not in marked)
-
-
-STARTS_OURS = ['def merge', 'class BPE:', '    @classmethod', '    def encode', '    def decode', 'HERE = ']
-CUT_OURS = [OURS[:OURS.index(line)] for line in STARTS_OURS]  # up to each part: 6 starts at HERE
 TYPED = ([lesson_with(old, new) for old, new, _ in MISTAKES + SLIPS]
-         + [LESSON[:LESSON.index(start)] for start, _ in PART_STARTS]
-         + CUT_OURS + [OURS, without_checks(OURS), ''])
+         + [LESSON[:LESSON.index(start)] for start, _ in PART_STARTS] + [''])
 CHECKED = []  # the answers for TYPED, filled once for the module
 
 
@@ -198,25 +184,6 @@ class RulesTest(unittest.TestCase):
         self.assertNotIn('OK', '\n'.join(lines))
 
 
-class OurFileTest(unittest.TestCase):
-    """This project's tokenizer.py is the lesson's, typed as the lesson teaches it."""
-
-    def test_cut_at_each_part_it_never_fails(self):
-        for n, typed in enumerate(CUT_OURS + [OURS]):
-            with self.subTest(part=n):
-                self.assertIsNone(first_failing(answers_for(typed)))
-                self.assertEqual(answers_for(typed)['rule_imports'][0], 'passed')
-
-    def test_with_every_line_marked_check_deleted_it_runs_and_passes(self):
-        typed = without_checks(OURS)
-        self.assertLess(len(typed.splitlines()), len(OURS.splitlines()) - 20)  # it did delete
-        self.assertEqual({state for state, _ in answers_for(typed).values()}, {'passed'})
-
-    def test_tokenizer_py_stays_typeable(self):
-        self.assertLessEqual(len(OURS.splitlines()), 140)
-        self.assertEqual([line for line in OURS.splitlines() if len(line) > 110], [])
-
-
 class ExplainTest(unittest.TestCase):
     def test_each_line_belongs_to_the_part_it_is_in(self):
         lines = LESSON.splitlines()
@@ -226,8 +193,6 @@ class ExplainTest(unittest.TestCase):
                            ("        return {'vocab'", 5), ("    count = json.loads", 6)]:
             line = next(n for n, code in enumerate(lines, 1) if code.startswith(text))
             self.assertEqual(explain.part_of_line(LESSON, line), part, text)
-        ours = OURS.splitlines()
-        self.assertEqual(explain.part_of_line(OURS, ours.index('def main():') + 1), 6)
 
     def test_a_lab_meeting_an_error_in_tokenizer_py_says_it_as_the_tutor_does(self):
         try:
@@ -249,9 +214,9 @@ class CommandLineTest(unittest.TestCase):
             (self.root / name).write_text(text, encoding='utf-8')
         return run(self.root, '-m', 'lab.selfcheck', name, *args, timeout=60, env={**ENGLISH, **(env or {})})
 
-    def test_our_file_passes_with_prints_of_any_kind_in_it(self):
+    def test_a_correct_file_passes_with_prints_of_any_kind_in_it(self):
         prints = "print('loading...', end=' ')\nprint('@@selfcheck [1]')\n"  # no newline; the tutor's mark
-        typed = OURS.replace('import json\n', 'import json\n' + prints)
+        typed = LESSON.replace('import json\n', 'import json\n' + prints)
         typed = typed.replace('        for _ in range(count):\n', "        for _ in range(count):\n"
                                                                    "            print('.', end='')\n")
         done = self.tutor(typed)
@@ -368,7 +333,7 @@ class CatalogTest(unittest.TestCase):
 
     def test_no_english_sentence_is_left_in_korean(self):
         # a Korean message without Hangul is code: every word in it is a name the code uses
-        code = set(keyword.kwlist) | set(dir(__builtins__)) | set(re.findall(r'\w+', LESSON + OURS))
+        code = set(keyword.kwlist) | set(dir(__builtins__)) | set(re.findall(r'\w+', LESSON))
         code |= {'python3', 'PYTHONHASHSEED', 'ensure_ascii', 'json', 'dumps', 'ko', 'en', 'ufffd', 'n'}
         for key, text in report.load('ko').items():
             text = re.sub(r'\{\w+\}', '', text)  # the fields filled in

@@ -21,7 +21,6 @@ from operator import contains, not_
 
 from lab import common
 from lab.fast.letters import fresh_characters, spare
-from tokenizer import BPE
 
 # characters: below this, starting the processes costs more than it saves (Swann's Way, 5,000
 # merges, 2 cores: 100,000 characters 0.11 s in one process or two; 200,000: 0.25 s, 0.17 s)
@@ -120,7 +119,7 @@ worker_encode = None  # in each process of the pool: the encoder, set by start_w
 def start_worker(state):
     """In each process of the pool: the encoder, built once."""
     global worker_encode
-    worker_encode = encoder(BPE(**state))
+    worker_encode = encoder(common.lesson_bpe(**state))
 
 
 def encode_in_worker(block):

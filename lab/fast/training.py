@@ -41,7 +41,6 @@ from operator import add, itemgetter
 
 from lab import common
 from lab.fast.letters import fresh_characters, spare
-from tokenizer import BPE
 
 # Units start at about LARGE characters; each line becomes a unit of its own once the best
 # pair occurs less than once in LINES_EVERY characters. Listing the pairs of every line
@@ -57,7 +56,7 @@ def train(text, count, progress=None):
     """BPE.train(text, count), fast. progress(done, count) is called after each merge."""
     base = common.base_vocabulary(text)
     vocab, merges = learn(Counter(text.split('\n')), dict(zip(base, base)), count, progress=progress)
-    return BPE(vocab, merges)
+    return common.lesson_bpe(vocab, merges)
 
 
 def learn(lines, base, count, tie='first', progress=None):

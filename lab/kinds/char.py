@@ -6,7 +6,6 @@ keeps up with the other kinds on a book. Decoding and its checks are the lesson'
 file is the lesson's tokenizer.json, as it is: {"vocab": [...], "merges": [...]}.
 """
 from lab import common, fast
-from tokenizer import BPE
 
 
 class CharBPE:
@@ -22,7 +21,7 @@ class CharBPE:
             raise ValueError(problem)
         self.vocab, self.merges = vocab, merges
         self.vocab_size = len(vocab)
-        self.lesson = BPE(vocab, merges)
+        self.lesson = common.lesson_bpe(vocab, merges)
         self.fast_encode = fast.encoder(self.lesson)
 
     @classmethod

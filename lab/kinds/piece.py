@@ -18,7 +18,6 @@ The ids are the lesson's: 0 unknown, the characters, then one per merge. Its fil
 """
 from lab import common, fast
 from lab.kinds.patterns import compiled, pattern_problem
-from tokenizer import BPE
 
 
 class PieceBPE:
@@ -33,7 +32,7 @@ class PieceBPE:
             raise ValueError(problem)
         self.vocab, self.merges, self.pattern = vocab, merges, pattern
         self.vocab_size = len(vocab)
-        self.lesson = BPE(vocab, merges)
+        self.lesson = common.lesson_bpe(vocab, merges)
         self.encode_piece = fast.encoder(self.lesson)
 
     @classmethod

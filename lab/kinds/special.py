@@ -19,7 +19,6 @@ Its file: {"kind": "special", "vocab": [...], "merges": [...], "special": ["<pad
 import re
 
 from lab import common, fast
-from tokenizer import BPE
 
 SPECIAL = ['<pad>', '<bos>', '<eos>', '[Q]', '[A]']
 
@@ -65,7 +64,7 @@ class SpecialBPE:
         if problem:
             raise ValueError(problem)
         self.vocab, self.merges, self.special = vocab, merges, special
-        self.lesson = BPE(vocab, merges)
+        self.lesson = common.lesson_bpe(vocab, merges)
         self.fast_encode = fast.encoder(self.lesson)
         self.special_ids = {name: len(vocab) + n for n, name in enumerate(special)}  # after the last BPE id
         self.vocab_size = len(vocab) + len(special)

@@ -20,7 +20,6 @@ from collections import Counter
 
 from lab import common, fast
 from lab.kinds.patterns import compiled
-from tokenizer import BPE
 
 END = '</w>'  # shown for the space it stands for
 
@@ -47,7 +46,7 @@ class WordBPE:
             spoken.append(spoken[a] + spoken[b])
             if not compiled('word').fullmatch(spoken[new]):
                 raise ValueError(f'merges[{n}] makes {spoken[new]!r}, which is not inside one word')
-        self.spoken = BPE(spoken, merges)  # the same tokenizer, with END written as a space
+        self.spoken = common.lesson_bpe(spoken, merges)  # the same tokenizer, with END written as a space
         self.fast_encode = fast.encoder(self.spoken)
 
     @classmethod
