@@ -389,9 +389,10 @@ def clip(text, columns=80):
 
 def fill(text, first='', rest='', columns=80):
     """text wrapped at spaces into lines of at most columns display columns (see width),
-    the first starting with first, the others with rest; a word too long for a line is cut."""
+    the first starting with first, the others with rest. A space inside brackets does not
+    break (code such as self.chars.get(c, 0) stays whole); a word too long for a line is cut."""
     lines, line = [], first
-    for word in text.split(' '):
+    for word in words_of(text, columns - width(rest)):
         joined = line + word if line in (first, rest) else f'{line} {word}'
         if width(joined) <= columns:
             line = joined
@@ -399,11 +400,35 @@ def fill(text, first='', rest='', columns=80):
         if line not in (first, rest):
             lines.append(line)
         line = rest + word
-        while width(line) > columns:  # cut a long word by characters
-            cut = next(n for n in range(len(line), 0, -1) if width(line[:n]) <= columns)
+        cut = fitting(line, columns)
+        while cut < len(line):  # a word too long for a line, cut by characters
             lines.append(line[:cut])
             line = rest + line[cut:]
+            cut = fitting(line, columns)
     return '\n'.join(lines + [line])
+
+
+def words_of(text, columns):
+    """The words fill() wraps: text cut at each space outside brackets; a word that would
+    still be wider than columns (brackets left open, say) is cut at its spaces after all."""
+    words, start, depth = [], 0, 0
+    for at, ch in enumerate(text):
+        depth = max(depth + (ch in '([{') - (ch in ')]}'), 0)
+        if ch == ' ' and depth == 0:
+            words.append(text[start:at])
+            start = at + 1
+    words.append(text[start:])
+    return [part for word in words for part in (word.split(' ') if width(word) > columns else [word])]
+
+
+def fitting(text, columns):
+    """How many characters of text fit in columns display columns (at least one)."""
+    used = 0
+    for n, ch in enumerate(text):
+        used += width(ch)
+        if used > columns:
+            return max(n, 1)
+    return len(text)
 
 
 def table(rows, right=()):

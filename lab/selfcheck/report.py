@@ -110,7 +110,7 @@ def summary(words, answers):
     """The last lines, and the exit status: how many rules hold, then the one thing to do next."""
     rules = [name for name in PART_OF]
     held = sum(answers[name][0] == 'passed' for name in rules)
-    typed = sum(answers[name][0] != 'todo' for name in rules)
+    typed = sum(answers[name][0] != 'todo' for name in rules) + (SYNTAX in answers)  # it failed, and counts
     failed = [name for name in [SYNTAX, *rules] if name in answers and answers[name][0] == 'failed']
     lines = ['', render(words, 'summary', {'held': str(held), 'typed': str(typed)})]
     if failed:
