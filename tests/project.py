@@ -1,12 +1,17 @@
 """Run the project's commands end to end in a throwaway copy, so tests never touch the checkout."""
+import contextlib
+import io
 import os
 import random
+import runpy
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
+import types
 from pathlib import Path
+from unittest import mock
 
 ROOT = Path(__file__).resolve().parent.parent
 PARTS = ['tokenizer.py', 'settings.json', 'data/train.txt', 'data/mixed.txt', 'lab']
@@ -92,3 +97,93 @@ def run(root, *args, cwd=None, env=None, stdin=None, timeout=120):
     environment.pop('NO_COLOR', None)
     return subprocess.run([sys.executable, *args], cwd=cwd or root, env=environment, input=stdin,
                           capture_output=True, text=True, encoding='utf-8', timeout=timeout)
+
+
+# the locale as a test sees it, whatever the machine's: lab.selfcheck speaks Korean on a Korean one
+ENGLISH = {'LANGUAGE': '', 'LC_ALL': '', 'LC_MESSAGES': '', 'LANG': 'C.UTF-8'}
+
+
+def run_inside(root, name, *args, encoding='utf-8', env=None):
+    """(exit status, stdout, stderr) of python3 -m lab.NAME args, run in this process, in root:
+    the same code as in a process of its own, without the cost of starting Python. env: more
+    of the environment (the locale is English unless it says otherwise)."""
+    out, err = io.BytesIO(), io.StringIO()
+    stdout = io.TextIOWrapper(out, encoding=encoding, write_through=True)
+    code = 0
+    with contextlib.chdir(root) if hasattr(contextlib, 'chdir') else working_in(root), \
+            mock.patch.object(sys, 'argv', [name, *args]), mock.patch.object(sys, 'stdout', stdout), \
+            mock.patch.object(sys, 'stderr', err), mock.patch.dict(os.environ, {**ENGLISH, **(env or {})}):
+        # runpy warns when the module it runs as __main__ is imported already (by a test, say)
+        imported = sys.modules.pop(f'lab.{name}', None)
+        try:
+            runpy.run_module(f'lab.{name}', run_name='__main__', alter_sys=True)
+        except SystemExit as e:
+            code = e.code if isinstance(e.code, int) else 1
+            if isinstance(e.code, str):
+                err.write(e.code + '\n')
+        finally:
+            if imported:
+                sys.modules[f'lab.{name}'] = imported
+    return code, out.getvalue().decode(encoding), err.getvalue()
+
+
+@contextlib.contextmanager
+def working_in(folder):  # contextlib.chdir before Python 3.11
+    before = os.getcwd()
+    os.chdir(folder)
+    try:
+        yield
+    finally:
+        os.chdir(before)
+
+
+
+def inside(root, name, *args, env=None):
+    """run_inside, answered as run() answers: .returncode, .stdout, .stderr."""
+    code, out, err = run_inside(root, name, *args, env=env)
+    return types.SimpleNamespace(returncode=code, stdout=out, stderr=err)
+
+
+def trained(root):
+    """root, with the data/tokenizer.json python3 tokenizer.py writes there, written in this process."""
+    from lab import kinds
+    text = (root / 'data' / 'train.txt').read_text(encoding='utf-8')
+    kinds.save(kinds.CharBPE.train(text, 12), root / 'data' / 'tokenizer.json')
+    return root
+
+
+@contextlib.contextmanager
+def learners_tokenizer(root):
+    """While it lasts, root/tokenizer.py (a learner's, say) is the tokenizer module of this
+    process: labs run inside it (run_inside) import it instead of ours. What it prints as it
+    is imported is kept out of the test's output."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location('tokenizer', root / 'tokenizer.py')
+    module = importlib.util.module_from_spec(spec)
+    ours = sys.modules.get('tokenizer')
+    with contextlib.redirect_stdout(io.StringIO()):
+        spec.loader.exec_module(module)
+    sys.modules['tokenizer'] = module
+    try:
+        yield module
+    finally:
+        if ours is None:
+            sys.modules.pop('tokenizer', None)
+        else:
+            sys.modules['tokenizer'] = ours
+
+
+def tokenizer_inside(root):
+    """python3 tokenizer.py in root, run in this process: .returncode, .stdout, .stderr, as run()
+    answers. Only for this project's own tokenizer.py, which a test knows ends."""
+    out, err, code = io.StringIO(), io.StringIO(), 0
+    with contextlib.chdir(root) if hasattr(contextlib, 'chdir') else working_in(root), \
+            mock.patch.object(sys, 'argv', ['tokenizer.py']), contextlib.redirect_stdout(out), \
+            contextlib.redirect_stderr(err):
+        try:
+            runpy.run_path(str(root / 'tokenizer.py'), run_name='__main__')
+        except SystemExit as e:
+            code = e.code if isinstance(e.code, int) else 1
+            if isinstance(e.code, str):
+                err.write(e.code + '\n')
+    return types.SimpleNamespace(returncode=code, stdout=out.getvalue(), stderr=err.getvalue())

@@ -5,14 +5,14 @@ train, encode, decode and state. So the labs and the tests may import only merge
 BPE from it, and everything must work with a file that has nothing more.
 """
 import ast
-import concurrent.futures
 import json
 import shutil
 import unittest
 
 from lab import common
 from lab.common import has_lines
-from tests.project import LABS, LESSON_FILES, ROOT, copy_project, lab_files, run, use_lesson_files
+from tests.project import (LABS, LESSON_FILES, ROOT, copy_project, lab_files, learners_tokenizer, run,
+                           run_inside, use_lesson_files)
 
 ALLOWED = {'merge', 'BPE'}
 BEYOND = ROOT / 'tests' / 'test_beyond_lesson.py'  # the one place that tests what only ours has
@@ -77,7 +77,8 @@ class LessonFilesInPlaceTest(unittest.TestCase):
         typed += "    print('saved data/tokenizer.json')\n"
         (cls.root / 'tokenizer.py').write_text(typed, encoding='utf-8')
         cls.trained = run(cls.root, 'tokenizer.py')
-        run(cls.root, '-m', 'lab.export_hf')  # what lab.import_hf reads by default
+        with learners_tokenizer(cls.root):
+            run_inside(cls.root, 'export_hf')  # what lab.import_hf reads by default
 
     def test_tokenizer_py_prints_the_lesson_lines(self):
         self.assertTrue(has_lines(self.trained.stdout, LESSON_LINES), self.trained.stdout)
@@ -85,12 +86,11 @@ class LessonFilesInPlaceTest(unittest.TestCase):
         self.assertEqual(sorted(saved), ['merges', 'vocab'])
 
     def test_every_lab_runs_on_the_defaults(self):
-        with concurrent.futures.ThreadPoolExecutor(4) as pool:  # most of it is starting Python
-            results = dict(zip(LABS, pool.map(lambda name: run(self.root, '-m', f'lab.{name}'), LABS)))
-        for name, done in results.items():
-            with self.subTest(name):
-                self.assertEqual(done.returncode, 0, done.stderr)
-                self.assertNotIn('Traceback', done.stderr)
+        with learners_tokenizer(self.root):  # in this process: the labs import the lesson-style file
+            for name in LABS:
+                with self.subTest(name):
+                    code, out, err = run_inside(self.root, name)
+                    self.assertEqual(code, 0, err)
 
     def test_the_lesson_rule_tests_and_the_fast_paths_command_line_pass(self):
         done = run(self.root, '-m', 'unittest', *LESSON_TESTS, 'tests.test_fast_bpe.CommandLineTest',

@@ -10,7 +10,7 @@ from lab.common import problem_with
 from lab.kinds import KINDS, ByteBPE, CharBPE, SpecialBPE
 from lab.kinds.hf import BYTE_CHARACTERS, from_hf, to_hf
 from lab.kinds.patterns import PATTERNS, PIECE_PATTERNS, compiled
-from tests.project import MIXED, TEXT, copy_project, run
+from tests.project import MIXED, TEXT, copy_project, inside, trained
 from tests.test_fuzz import fuzz_texts
 
 try:
@@ -27,7 +27,7 @@ PROBES = ['한국어 토크나이저는 글을 조각으로 나눕니다.\n', '�
           'a  b\t\tc \n\n\n   d\u3000e\u00a0f \x1c g\r\n', "I'm don't WE'LL 12345 ²½ Ⅻ ١٢٣\n", '', ' ']
 
 
-def trained():
+def every_kind_trained():
     """(name, tokenizer, texts to try) for every kind and pattern, on the defaults and at random."""
     rng = random.Random(5)
     for name, Kind in KINDS.items():
@@ -43,7 +43,7 @@ def trained():
 
 class ExportTest(unittest.TestCase):
     def test_every_kind_comes_back_the_same_through_the_file(self):
-        for name, tok, _ in trained():
+        for name, tok, _ in every_kind_trained():
             with self.subTest(name):
                 back = from_hf(json.loads(json.dumps(to_hf(tok))))
                 self.assertEqual((back.kind, back.state()), (tok.kind, tok.state()))
@@ -99,8 +99,8 @@ class ExportTest(unittest.TestCase):
 
     def test_export_command_writes_utf8_and_reads_back(self):
         root = copy_project(self)
-        run(root, 'tokenizer.py')
-        done = run(root, '-m', 'lab.export_hf')
+        trained(root)
+        done = inside(root, 'export_hf')
         self.assertEqual(done.returncode, 0, done.stderr)
         raw = (root / 'data' / 'tokenizer.hf.json').read_text(encoding='utf-8')
         self.assertIn('"unk_token": "\ufffd"', raw)  # written as itself
@@ -112,7 +112,7 @@ class ExportTest(unittest.TestCase):
     def test_export_refuses_a_vocab_with_a_string_twice_in_one_line_and_no_file(self):
         root = copy_project(self)
         (root / 'data' / 'tokenizer.json').write_text(json.dumps(TWICE), encoding='utf-8')
-        done = run(root, '-m', 'lab.export_hf')
+        done = inside(root, 'export_hf')
         self.assertEqual(done.returncode, 1)
         self.assertEqual(done.stderr.count('\n'), 1, done.stderr)
         self.assertFalse((root / 'data' / 'tokenizer.hf.json').exists())
@@ -121,11 +121,11 @@ class ExportTest(unittest.TestCase):
         root = copy_project(self, parts=['tokenizer.py', 'lab'])
         tok = ByteBPE.train(MIXED, 40, ['<eos>'], 'gpt2')
         (root / 'hf.json').write_text(json.dumps(to_hf(tok), ensure_ascii=False), encoding='utf-8')
-        done = run(root, '-m', 'lab.import_hf', 'hf.json', '--out', 'ours.json')
+        done = inside(root, 'import_hf', 'hf.json', '--out', 'ours.json')
         self.assertEqual(done.returncode, 0, done.stderr)
         self.assertEqual(kinds.load(root / 'ours.json').state(), tok.state())
         (root / 'wp.json').write_text(json.dumps({'model': {'type': 'WordPiece'}}), encoding='utf-8')
-        done = run(root, '-m', 'lab.import_hf', 'wp.json', '--out', 'wp-ours.json')
+        done = inside(root, 'import_hf', 'wp.json', '--out', 'wp-ours.json')
         self.assertEqual((done.returncode, done.stderr.count('\n')), (1, 1), done.stderr)
         self.assertIn('"type": "BPE"', done.stderr)
         self.assertFalse((root / 'wp-ours.json').exists())
@@ -136,7 +136,7 @@ class HuggingFaceTest(unittest.TestCase):
     """The files, loaded by the Rust library, give the same ids and the same text."""
 
     def test_every_kind_gives_the_same_ids_and_text_in_tokenizers(self):
-        for name, tok, texts in trained():
+        for name, tok, texts in every_kind_trained():
             hf = Tokenizer.from_str(json.dumps(to_hf(tok)))
             encode = kinds.plain(tok)
             for text in texts:

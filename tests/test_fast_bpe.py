@@ -11,7 +11,7 @@ from lab import fast, fast_bpe
 from lab.fast import encoding, letters, training
 from lab.common import has_lines
 from lab.kinds import CharBPE
-from tests.project import TEXT, copy_project, run
+from tests.project import TEXT, copy_project, inside, run
 from tests.test_fuzz import fuzz_texts
 from tokenizer import BPE
 
@@ -194,7 +194,7 @@ class CommandLineTest(unittest.TestCase):
         lesson = run(root, 'tokenizer.py')
         saved = json.loads((root / 'data' / 'tokenizer.json').read_text(encoding='utf-8'))
         (root / 'data' / 'tokenizer.json').unlink()
-        fast = run(root, '-m', 'lab.fast_bpe')
+        fast = inside(root, 'fast_bpe')
         self.assertEqual(fast.returncode, 0, fast.stderr)
         lines = [re.search(r'(vocab:|roundtrip:).*', line).group() for line in lesson.stdout.splitlines()
                  if re.search('vocab:|roundtrip:', line)]  # a learner's print may stand before it
@@ -207,20 +207,20 @@ class CommandLineTest(unittest.TestCase):
         root = copy_project(self)
         story = 'the cat sat on the mat\nthe cat ate\n'
         (root / 'story.txt').write_text(story, encoding='utf-8')
-        done = run(root, '-m', 'lab.fast_bpe', 'story.txt', '--merges', '3', '--out', 'story.json')
+        done = inside(root, 'fast_bpe', 'story.txt', '--merges', '3', '--out', 'story.json')
         self.assertEqual(done.returncode, 0, done.stderr)
         saved = json.loads((root / 'story.json').read_text(encoding='utf-8'))
         self.assertEqual(saved, BPE.train(story, 3).state())
         self.assertTrue(has_lines(done.stdout, [f'vocab: {len(saved["vocab"])} merges: 3']), done.stdout)
 
     def test_a_missing_data_file_is_one_line(self):
-        done = run(copy_project(self), '-m', 'lab.fast_bpe', 'nope.txt')
+        done = inside(copy_project(self), 'fast_bpe', 'nope.txt')
         self.assertEqual(done.returncode, 1)
         self.assertEqual(done.stderr.count('\n'), 1, done.stderr)
         self.assertIn('nope.txt', done.stderr)
 
     def test_negative_merges_is_a_usage_error(self):
-        done = run(copy_project(self), '-m', 'lab.fast_bpe', '--merges', '-1')
+        done = inside(copy_project(self), 'fast_bpe', '--merges', '-1')
         self.assertEqual(done.returncode, 2)
         self.assertIn("'-1' is not a whole number >= 0", done.stderr)
 

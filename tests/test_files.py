@@ -14,7 +14,7 @@ from pathlib import Path
 from unittest import mock
 
 from lab import common, kinds, prepare
-from tests.project import TEXT, copy_project, kill_while_writing, run
+from tests.project import TEXT, copy_project, inside, kill_while_writing, trained
 from tokenizer import BPE
 
 TOKENIZER_JSON = common.json_with('vocab', 'merges')
@@ -189,11 +189,11 @@ class CommandLineOutTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.root = copy_project(cls)
-        assert run(cls.root, 'tokenizer.py').returncode == 0
+        trained(cls.root)
 
     def assert_refused(self, args, words, untouched):
         before = untouched.read_bytes()
-        done = run(self.root, '-m', *args)
+        done = inside(self.root, args[0].removeprefix('lab.'), *args[1:])
         self.assertEqual(done.returncode, 1, done.stdout)
         self.assertEqual(done.stderr.count('\n'), 1, done.stderr)
         self.assertIn(words, done.stderr)
@@ -219,8 +219,8 @@ class PrepareMetaTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.root = copy_project(cls)
-        assert run(cls.root, 'tokenizer.py').returncode == 0
-        assert run(cls.root, '-m', 'lab.prepare').returncode == 0
+        trained(cls.root)
+        assert inside(cls.root, 'prepare').returncode == 0
 
     def test_meta_json_describes_the_bins(self):
         data = self.root / 'data'
@@ -239,14 +239,14 @@ class PrepareMetaTest(unittest.TestCase):
             prepare.read_bin(data, 'val.bin')
 
     def test_a_missing_out_folder_is_made(self):
-        done = run(self.root, '-m', 'lab.prepare', '--out', 'new/folder')
+        done = inside(self.root, 'prepare', '--out', 'new/folder')
         self.assertEqual(done.returncode, 0, done.stderr)
         self.assertEqual(sorted(p.name for p in (self.root / 'new' / 'folder').iterdir()),
                          ['meta.json', 'train.bin', 'val.bin'])
 
     def test_an_out_that_is_a_file_is_refused_before_any_work(self):
         (self.root / 'afile').write_text('x')
-        done = run(self.root, '-m', 'lab.prepare', '--out', 'afile')
+        done = inside(self.root, 'prepare', '--out', 'afile')
         self.assertEqual(done.returncode, 1)
         self.assertIn('afile is not a folder', done.stderr)
 

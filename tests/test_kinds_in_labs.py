@@ -8,7 +8,7 @@ import unittest
 from lab import audit, common, kinds
 from lab.kinds import KINDS, ByteBPE, CharBPE, SpecialBPE
 from tests.project import MIXED, TEXT, copy_project
-from tests.test_toolkit import run_inside
+from tests.project import run_inside
 from tokenizer import BPE
 
 # The labs that take --tokenizer, with what each is given besides it; and the two whose idea

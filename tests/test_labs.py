@@ -13,8 +13,7 @@ from unittest import mock
 from lab import (audit, common, compare, compression, fast, kinds, merge_order, normalize, prepare, show,
                  special, vocab_curve)
 from lab.kinds import KINDS, ByteBPE, SpecialBPE
-from tests.project import MIXED, READS_TEXT, ROOT, TEXT, copy_project, run
-from tests.test_toolkit import run_inside
+from tests.project import MIXED, READS_TEXT, ROOT, TEXT, copy_project, inside, run, run_inside, trained
 from tokenizer import BPE
 
 
@@ -51,7 +50,7 @@ class NormalizeTest(unittest.TestCase):
     def test_the_word_shown_in_both_forms_is_korean_and_its_code_points_differ(self):
         root = copy_project(self)
         (root / 'qa.txt').write_text('Q: 안녕하세요\nA: 반갑습니다\n', encoding='utf-8')
-        done = run(root, '-m', 'lab.normalize', 'qa.txt')
+        done = inside(root, 'normalize', 'qa.txt')
         self.assertEqual(done.returncode, 0, done.stderr)
         self.assertIn("first Korean word '안녕하세요'", done.stdout)
         nfc = next(line for line in done.stdout.splitlines() if line.startswith('  NFC'))
@@ -64,7 +63,7 @@ class NormalizeTest(unittest.TestCase):
         root = copy_project(self)
         nfd = unicodedata.normalize('NFD', '한국어\n')
         (root / 'nfd.txt').write_text('fine\n' + nfd, encoding='utf-8')
-        done = run(root, '-m', 'lab.normalize', 'nfd.txt')
+        done = inside(root, 'normalize', 'nfd.txt')
         self.assertEqual(done.returncode, 1)
         self.assertIn('NOT NFC: line 2', done.stdout)
         self.assertIn('1 line is not NFC', done.stderr)
@@ -108,9 +107,9 @@ class ShowTest(unittest.TestCase):
 
     def test_no_color_or_a_pipe_gives_plain_output(self):
         root = copy_project(self)
-        run(root, 'tokenizer.py')
+        trained(root)
         for env in [{}, {'NO_COLOR': '1'}]:
-            done = run(root, '-m', 'lab.show', 'Q: hi', env=env)
+            done = inside(root, 'show', 'Q: hi', env=env)
             self.assertNotIn('\x1b', done.stdout)
             self.assertIn('|Q:·|h |i |\n', done.stdout)
 
@@ -147,12 +146,12 @@ class AuditTest(unittest.TestCase):
 
     def test_command_line_gate_on_unknown_rate(self):
         root = copy_project(self)
-        run(root, 'tokenizer.py')
-        self.assertEqual(run(root, '-m', 'lab.audit').returncode, 0)
-        done = run(root, '-m', 'lab.audit', 'data/mixed.txt')
+        trained(root)
+        self.assertEqual(inside(root, 'audit').returncode, 0)
+        done = inside(root, 'audit', 'data/mixed.txt')
         self.assertEqual(done.returncode, 1)
         self.assertIn('FAILED (unknown rate)', done.stderr)
-        self.assertEqual(run(root, '-m', 'lab.audit', 'data/mixed.txt', '--max-unk', '0.5').returncode, 0)
+        self.assertEqual(inside(root, 'audit', 'data/mixed.txt', '--max-unk', '0.5').returncode, 0)
 
 
 class PrepareTest(unittest.TestCase):
@@ -238,8 +237,8 @@ class PrepareTest(unittest.TestCase):
 
     def test_command_line_writes_train_and_val(self):
         root = copy_project(self)
-        run(root, 'tokenizer.py')
-        done = run(root, '-m', 'lab.prepare')
+        trained(root)
+        done = inside(root, 'prepare')
         self.assertEqual(done.returncode, 0, done.stderr)
         tok = BPE.train(TEXT, 12)
         train = prepare.from_bytes((root / 'data/train.bin').read_bytes(), 'H')
@@ -252,8 +251,8 @@ class PrepareTest(unittest.TestCase):
 
     def test_text_shorter_than_a_window_is_a_clear_error(self):
         root = copy_project(self)
-        run(root, 'tokenizer.py')
-        done = run(root, '-m', 'lab.prepare', '--block-size', '1000')
+        trained(root)
+        done = inside(root, 'prepare', '--block-size', '1000')
         self.assertEqual(done.returncode, 1)
         self.assertIn('fewer than --block-size + 1 = 1001', done.stderr)
         self.assertFalse((root / 'data' / 'train.bin').exists())
@@ -272,11 +271,11 @@ class AuditAndCompressionCountAlikeTest(unittest.TestCase):
 class EveryLabTest(unittest.TestCase):
     def test_a_missing_file_is_one_line_for_every_lab_that_reads_one(self):
         root = copy_project(self)
-        run(root, 'tokenizer.py')
+        trained(root)
         for name in [name for name in READS_TEXT if name not in ('token_count', 'merge_order',
                                                                      'pretokenize', 'vocab_curve')]:
             with self.subTest(name):
-                done = run(root, '-m', f'lab.{name}', 'nope.txt')
+                done = inside(root, name, 'nope.txt')
                 self.assertEqual(done.returncode, 1)
                 self.assertEqual(done.stderr.count('\n'), 1, done.stderr)
                 self.assertEqual(done.stderr.count(f'lab.{name}:'), 1, done.stderr)  # said once
@@ -288,12 +287,12 @@ class LimitsTest(unittest.TestCase):
         root = copy_project(self, parts=['tokenizer.py', 'settings.json', 'data/train.txt', 'lab'])
         for name in ['prepare', 'speed']:
             with self.subTest(name):
-                done = run(root, '-m', f'lab.{name}', '--jobs', str((os.cpu_count() or 1) + 1))
+                done = inside(root, name, '--jobs', str((os.cpu_count() or 1) + 1))
                 self.assertEqual(done.returncode, 2)
                 self.assertIn(f'from 1 to {os.cpu_count() or 1}, the cores here', done.stderr)
 
     def test_a_batch_too_large_to_show_is_refused_before_any_work(self):
-        done = run(copy_project(self), '-m', 'lab.prepare', '--batch-size', '100000000')
+        done = inside(copy_project(self), 'prepare', '--batch-size', '100000000')
         self.assertEqual(done.returncode, 1)
         self.assertIn('at most 4,194,304 are shown', done.stderr)
         self.assertEqual(done.stderr.count('\n'), 1)
@@ -309,11 +308,11 @@ class LimitsTest(unittest.TestCase):
 class CompressionCommandTest(unittest.TestCase):
     def test_a_tokenizer_given_without_a_file_is_used_on_the_samples(self):
         root = copy_project(self)
-        missing = run(root, '-m', 'lab.compression', '--tokenizer', 'missing.json')
+        missing = inside(root, 'compression', '--tokenizer', 'missing.json')
         self.assertEqual(missing.returncode, 1)
         self.assertIn('missing.json', missing.stderr)
-        run(root, '-m', 'lab.fast_bpe', '--merges', '3', '--out', 'three.json')
-        done = run(root, '-m', 'lab.compression', '--tokenizer', 'three.json')
+        inside(root, 'fast_bpe', '--merges', '3', '--out', 'three.json')
+        done = inside(root, 'compression', '--tokenizer', 'three.json')
         self.assertEqual(done.returncode, 0, done.stderr)
         self.assertIn('tokenizer: three.json, char, 31 ids\n', done.stdout)
 
@@ -333,7 +332,7 @@ class NotALabTest(unittest.TestCase):
 
 class SpeedTest(unittest.TestCase):
     def test_a_text_too_small_to_measure_is_said_so_with_how_to_make_a_corpus(self):
-        done = run(copy_project(self), '-m', 'lab.speed')
+        done = inside(copy_project(self), 'speed')
         self.assertEqual(done.returncode, 0, done.stderr)
         self.assertIn('train.txt: 309 characters, too small to measure', done.stdout)
         self.assertIn('--make-corpus', done.stdout)
@@ -343,7 +342,7 @@ class SpeedTest(unittest.TestCase):
         root = copy_project(self)
         rng = random.Random(3)
         (root / 'mid.txt').write_text(''.join(rng.choice('abcdefgh ij\n') for _ in range(110_000)))
-        done = run(root, '-m', 'lab.speed', 'mid.txt', '--merges', '20', '--lesson-merges', '1')
+        done = inside(root, 'speed', 'mid.txt', '--merges', '20', '--lesson-merges', '1')
         self.assertEqual(done.returncode, 0, done.stderr)
         row = next(line for line in done.stdout.splitlines() if line.startswith('mid.txt'))
         self.assertEqual(row.split()[1:3], ['110,000', '20'])
@@ -352,17 +351,17 @@ class SpeedTest(unittest.TestCase):
 class SpeedFilesTest(unittest.TestCase):
     def test_make_corpus_does_not_replace_a_file_of_the_user_without_force(self):
         root = copy_project(self)
-        done = run(root, '-m', 'lab.speed', '--make-corpus', 'data/mixed.txt')
+        done = inside(root, 'speed', '--make-corpus', 'data/mixed.txt')
         self.assertEqual(done.returncode, 1)
         self.assertIn('use --force to replace it', done.stderr)
         self.assertEqual((root / 'data' / 'mixed.txt').read_text(encoding='utf-8'), MIXED)
-        self.assertIn('--force', run(root, '-m', 'lab.speed', '--help').stdout)
+        self.assertIn('--force', inside(root, 'speed', '--help').stdout)
 
     @unittest.skipUnless(hasattr(os, 'symlink'), 'needs symlinks')
     def test_a_symlink_loop_is_one_line(self):
         root = copy_project(self, parts=['lab', 'tokenizer.py'])
         (root / 'loop').symlink_to('loop')
-        done = run(root, '-m', 'lab.speed', 'loop')
+        done = inside(root, 'speed', 'loop')
         self.assertEqual(done.returncode, 1)
         self.assertEqual(done.stderr.count('\n'), 1, done.stderr)
         self.assertIn('loop', done.stderr)
@@ -419,7 +418,7 @@ class CompareTest(unittest.TestCase):
             common.share(str(ROOT / 'data' / 'mixed.txt'))
 
     def test_the_command_shows_a_row_and_a_cut_line_a_kind_within_80_columns(self):
-        done = run(copy_project(self), '-m', 'lab.compare', 'data/mixed.txt', '--merges', '60', '--holdout')
+        done = inside(copy_project(self), 'compare', 'data/mixed.txt', '--merges', '60', '--holdout')
         self.assertEqual(done.returncode, 0, done.stderr)
         lines = done.stdout.splitlines()
         for name in KINDS:

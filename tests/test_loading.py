@@ -6,7 +6,7 @@ import unittest
 
 from lab.common import load_tokenizer as load
 from lab.common import problem_with
-from tests.project import TEXT, copy_project, run
+from tests.project import TEXT, copy_project, inside, trained
 from tokenizer import BPE
 
 GOOD = BPE.train(TEXT, 12).state()
@@ -175,8 +175,8 @@ class DamagedFileTest(unittest.TestCase):
 class CheckLabTest(unittest.TestCase):
     def test_lab_check_reports_a_sound_file(self):
         root = copy_project(self)
-        run(root, 'tokenizer.py')
-        done = run(root, '-m', 'lab.check')
+        trained(root)
+        done = inside(root, 'check')
         self.assertEqual(done.returncode, 0, done.stderr)
         self.assertIn('sound, a char tokenizer\n  40 ids: 1 unknown, 27 characters, 12 merges',
                       done.stdout)

@@ -5,12 +5,10 @@ that stops early (| head -1), Ctrl-C, a terminal that cannot show Korean, and a
 training file full of escape sequences: the same behaviour in every lab.
 """
 import concurrent.futures
-import contextlib
 import importlib
 import io
 import os
 import random
-import runpy
 import signal
 import subprocess
 import sys
@@ -19,7 +17,7 @@ import unittest
 from unittest import mock
 
 from lab import common
-from tests.project import LABS, READS_TEXT, ROOT, TAKES, copy_project, run
+from tests.project import LABS, READS_TEXT, ROOT, TAKES, copy_project, lab_files, run, run_inside
 
 # The lesson's three labs, as a learner types them, have no --help, no Ctrl-C message: their
 # toolkit checks are in tests/test_beyond_lesson.py, the one module that may fail with them.
@@ -30,45 +28,10 @@ HOSTILE = ('Q: \x1b[2J\x1b[H hi \x1b]0;owned\x07 there\n'
            'A: \u202eevil\u202c \x9b31m red \x1b[31m red\n') * 6
 
 
-# the locale as a test sees it, whatever the machine's: lab.selfcheck speaks Korean on a Korean one
-ENGLISH = {'LANGUAGE': '', 'LC_ALL': '', 'LC_MESSAGES': '', 'LANG': 'C.UTF-8'}
 
 
 def lab_args(name):
     return ['-m', f'lab.{name}', *SLOW.get(name, [])]
-
-
-def run_inside(root, name, *args, encoding='utf-8'):
-    """(exit status, stdout, stderr) of python3 -m lab.NAME args, run in this process, in root:
-    the same code as in a process of its own, without the cost of starting Python."""
-    out, err = io.BytesIO(), io.StringIO()
-    stdout = io.TextIOWrapper(out, encoding=encoding, write_through=True)
-    code = 0
-    with contextlib.chdir(root) if hasattr(contextlib, 'chdir') else working_in(root), \
-            mock.patch.object(sys, 'argv', [name, *args]), mock.patch.object(sys, 'stdout', stdout), \
-            mock.patch.object(sys, 'stderr', err), mock.patch.dict(os.environ, ENGLISH):
-        # runpy warns when the module it runs as __main__ is imported already (by a test, say)
-        imported = sys.modules.pop(f'lab.{name}', None)
-        try:
-            runpy.run_module(f'lab.{name}', run_name='__main__', alter_sys=True)
-        except SystemExit as e:
-            code = e.code if isinstance(e.code, int) else 1
-            if isinstance(e.code, str):
-                err.write(e.code + '\n')
-        finally:
-            if imported:
-                sys.modules[f'lab.{name}'] = imported
-    return code, out.getvalue().decode(encoding), err.getvalue()
-
-
-@contextlib.contextmanager
-def working_in(folder):  # contextlib.chdir before Python 3.11
-    before = os.getcwd()
-    os.chdir(folder)
-    try:
-        yield
-    finally:
-        os.chdir(before)
 
 
 def on_a_terminal(root, name, *args):
@@ -181,37 +144,13 @@ class EveryLabTest(unittest.TestCase):
                 self.assertIn(code, (0, 141))
                 self.assertEqual(err, '')
 
-    def test_standard_output_closed_is_one_line(self):
-        def closed_stdout(name):
-            return subprocess.run([sys.executable, *lab_args(name)], cwd=self.root, stdout=subprocess.DEVNULL,
-                                  stderr=subprocess.PIPE, text=True, pass_fds=(),
-                                  preexec_fn=lambda: os.close(1))
-        for name, done in for_every_lab(closed_stdout, self.labs).items():
+    def test_every_lab_runs_its_main_through_the_shared_runner(self):
+        # so that what RunnerTest holds of common.run (Ctrl-C, a closed stdout, a learner's error)
+        # holds of every lab, and the closed pipe above is seen for real in each one
+        for name in self.labs:
             with self.subTest(name):
-                self.assertEqual(done.returncode, 1)
-                said = f'lab.{name}: standard output is closed; run it again without >&-\n'
-                self.assertEqual(done.stderr, said)
-
-    def test_ctrl_c_is_one_line_and_exit_130(self):
-        # the lab's first print says it is running, then waits: the interrupt comes inside main
-        code = ('import builtins, os, runpy, sys, time; real = builtins.print\n'
-                'def slow(*a, **k):\n'
-                '    builtins.print = real; os.write(2, b"running\\n"); time.sleep(5); real(*a, **k)\n'
-                'builtins.print = slow; sys.argv = [sys.argv[1]] + sys.argv[2:]\n'
-                'runpy.run_module(sys.argv[0], run_name="__main__", alter_sys=True)')
-
-        def interrupted(name):
-            process = subprocess.Popen([sys.executable, '-c', code, f'lab.{name}', *SLOW.get(name, [])],
-                                       cwd=self.root, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                       text=True)
-            started = process.stderr.readline()
-            process.send_signal(signal.SIGINT)
-            out, err = process.communicate(timeout=30)
-            return started, process.returncode, err
-        for name, (started, code, err) in for_every_lab(interrupted, self.labs).items():
-            with self.subTest(name):
-                self.assertEqual(started, 'running\n')
-                self.assertEqual((code, err), (130, f'lab.{name}: interrupted\n'))
+                source = '\n'.join(path.read_text(encoding='utf-8') for path in lab_files(name))
+                self.assertRegex(source, r"\nif __name__ == '__main__':\n    common\.run\(main\)\n")
 
     def test_a_file_holding_only_a_byte_order_mark_is_empty_and_nothing_is_written(self):
         (self.root / 'bom.txt').write_bytes(b'\xef\xbb\xbf')  # Notepad's empty "UTF-8 with BOM"
@@ -243,6 +182,53 @@ class EveryLabTest(unittest.TestCase):
                 code, out, err = run_inside(self.root, name, *SLOW.get(name, []), encoding='ascii')
                 self.assertEqual(code, 0, err)
                 out.encode('ascii')  # all of it, escapes included
+
+
+class RunnerTest(unittest.TestCase):
+    """common.run, the way every lab ends: each rule once, in this process."""
+
+    def ended(self, main, stdout=io.StringIO):
+        err = io.StringIO()
+        with mock.patch.object(sys, 'stderr', err), mock.patch.object(sys, 'stdout', stdout and stdout()), \
+                mock.patch.object(common, 'lab_name', lambda: 'lab.x'), \
+                self.assertRaises(SystemExit) as caught:
+            common.run(main)
+        return caught.exception.code, err.getvalue()
+
+    def test_ctrl_c_is_one_line_and_exit_130(self):
+        def main():
+            raise KeyboardInterrupt
+        self.assertEqual(self.ended(main), (130, 'lab.x: interrupted\n'))
+
+    def test_a_mistake_in_the_users_files_is_one_line_and_exit_1(self):
+        def main():
+            raise ValueError('data/x.txt is empty: give a UTF-8 text file')
+        self.assertEqual(self.ended(main), (1, 'lab.x: data/x.txt is empty: give a UTF-8 text file\n'))
+
+    def test_standard_output_closed_is_one_line(self):
+        said = 'lab.x: standard output is closed; run it again without >&-\n'
+        self.assertEqual(self.ended(lambda: None, stdout=None), (1, said))
+
+    def test_a_bug_in_a_lab_keeps_its_traceback(self):
+        def main():
+            raise KeyError('a bug of ours')
+        with self.assertRaises(KeyError):
+            self.ended(main)
+
+    @unittest.skipUnless(hasattr(signal, 'SIGINT') and os.name == 'posix', 'needs POSIX signals')
+    def test_a_real_ctrl_c_in_a_lab_is_one_line_and_exit_130(self):
+        root = copy_project(self, parts=['tokenizer.py', 'lab'])
+        code = ('import builtins, os, runpy, sys, time; real = builtins.print\n'
+                'def slow(*a, **k):\n'
+                '    builtins.print = real; os.write(2, b"running\\n"); time.sleep(5); real(*a, **k)\n'
+                'builtins.print = slow; sys.argv = ["lab.merge_order"]\n'
+                'runpy.run_module("lab.merge_order", run_name="__main__", alter_sys=True)')
+        process = subprocess.Popen([sys.executable, '-c', code], cwd=root, stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, text=True)
+        self.assertEqual(process.stderr.readline(), 'running\n')  # inside main, at its first print
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=30)
+        self.assertEqual((process.returncode, err), (130, 'lab.merge_order: interrupted\n'))
 
 
 class TerminalTest(unittest.TestCase):

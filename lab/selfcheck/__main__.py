@@ -17,7 +17,7 @@ if not __package__:  # run as python3 lab/selfcheck/__main__.py: then tokenizer 
 from lab import common
 from lab.selfcheck import check, report
 
-DEFAULT_FILE = common.ROOT / 'tokenizer.py'
+DEFAULT_FILE = Path('tokenizer.py')  # in the folder it runs in, as every lab's files
 
 
 def language(argv, environ):

@@ -89,9 +89,9 @@ def lesson():
         raise Unreadable(['lesson_missing', {'file': 'lab/lesson_train.txt'}]) from None
 
 
-def check_many(sources, lesson_text, broken=None):
-    """check() for many readable sources at once, in one child (and one more for the hash seed):
-    what the tests use, to start two processes, not two for every file."""
+def check_many(sources, lesson_text, broken=None, children=1):
+    """check() for many readable sources at once, in that many children (and as many more for the
+    hash seed), run side by side: what the tests use, to start a few processes, not two a file."""
     broken = broken or [None] * len(sources)
     with tempfile.TemporaryDirectory() as tmp:
         jobs, typed = [], []
@@ -102,7 +102,11 @@ def check_many(sources, lesson_text, broken=None):
             typed.append(names)
             jobs.append((str(folder), [name for name in PART_OF if rules.NEEDS[name] <= names]))
         runnable = [(folder, names) for folder, names in jobs if names]
-        answers = run_children(runnable) if runnable else []
+        answers = [None] * len(runnable)
+        groups = [runnable[n::children] for n in range(children)]  # every children-th job in each
+        with concurrent.futures.ThreadPoolExecutor(children) as pool:
+            for n, group in enumerate(pool.map(run_children, groups)):
+                answers[n::children] = group
         found = iter(answers)
     return [verdicts(names, next(found) if job[1] else {}, wrong)
             for names, job, wrong in zip(typed, jobs, broken)]
@@ -111,6 +115,8 @@ def check_many(sources, lesson_text, broken=None):
 def run_children(jobs):
     """The child's answers for jobs, with rule_hash_seed compared with a second child's, under
     another PYTHONHASHSEED, run alongside."""
+    if not jobs:
+        return []
     seeded = [(folder, ['rule_imports', 'rule_hash_seed'])
               for folder, names in jobs if 'rule_hash_seed' in names]
     with concurrent.futures.ThreadPoolExecutor(1) as pool:
