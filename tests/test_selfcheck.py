@@ -5,6 +5,7 @@ it in their language.
 Most files here are checked together, with the tutor's own check_many: one child process
 for all of them (and one for the hash seed), as the tests' way to keep to a few processes;
 the command line itself is run where the command is the point."""
+import concurrent.futures
 import json
 import keyword
 import os
@@ -14,12 +15,13 @@ import string
 import subprocess
 import sys
 import time
+import types
 import unittest
 
 from lab import common
 from lab.selfcheck import __main__ as command
 from lab.selfcheck import check, explain, report, rules
-from tests.project import ENGLISH, LESSON_FILES, ROOT, copy_project, run
+from tests.project import ENGLISH, LESSON_FILES, ROOT, copy_project, inside, run, run_inside
 
 LESSON = (LESSON_FILES / 'tokenizer.py').read_text(encoding='utf-8')
 # (a typing mistake as a change to the lesson-style file, the rule its first FAILED must be)
@@ -84,17 +86,28 @@ def lesson_with(old, new):
 
 TYPED = ([lesson_with(old, new) for old, new, _ in MISTAKES + SLIPS]
          + [LESSON[:LESSON.index(start)] for start, _ in PART_STARTS] + [''])
-CHECKED = []  # the answers for TYPED, filled once for the module
+CHECKING = concurrent.futures.ThreadPoolExecutor(1)  # TYPED checked once, while other tests run
+
+
+def check_typed():
+    readable = [check.readable_part(source) for source in TYPED]
+    # a loop that never ends holds its child for the time limit: three children share them
+    return check.check_many([source for source, _ in readable], check.lesson(),
+                            [broken for _, broken in readable], children=3)
+
+
+def setUpModule():
+    global CHECKED
+    CHECKED = CHECKING.submit(check_typed)
+
+
+def tearDownModule():
+    CHECKING.shutdown()
 
 
 def answers_for(text):
     """The tutor's answers for a file holding text, all of TYPED checked once, together."""
-    if not CHECKED:
-        readable = [check.readable_part(source) for source in TYPED]
-        # a loop that never ends holds its child for the time limit: three children share them
-        CHECKED.extend(check.check_many([source for source, _ in readable], check.lesson(),
-                                        [broken for _, broken in readable], children=3))
-    return CHECKED[TYPED.index(text)]
+    return CHECKED.result()[TYPED.index(text)]
 
 
 def first_failing(answers):
@@ -243,14 +256,14 @@ class CommandLineTest(unittest.TestCase):
     def test_an_unknown_argument_or_language_is_said_in_the_learners_language(self):
         for args, said in [(['--bogus'], '알 수 없는 인자입니다: --bogus'), (['--lang', 'jp'], '--lang에는')]:
             with self.subTest(args):
-                done = run(self.root, '-m', 'lab.selfcheck', *args, env={**ENGLISH, 'LANG': 'ko_KR.UTF-8'})
+                done = inside(self.root, 'selfcheck', *args, env={'LANG': 'ko_KR.UTF-8'})
                 self.assertEqual(done.returncode, 2)
                 self.assertIn(said, done.stderr)
                 self.assertIn('사용법:', done.stderr)
 
     def test_a_terminal_that_cannot_show_korean_gets_english_and_a_line_saying_why(self):
-        ascii_terminal = {**ENGLISH, 'PYTHONIOENCODING': 'ascii'}
-        done = run(self.root, '-m', 'lab.selfcheck', '--lang', 'ko', env=ascii_terminal)
+        code, out, err = run_inside(self.root, 'selfcheck', '--lang', 'ko', encoding='ascii')
+        done = types.SimpleNamespace(returncode=code, stdout=out, stderr=err)
         self.assertEqual(done.returncode, 0, done.stderr)
         self.assertIn("encoding, ascii, cannot show Korean", done.stdout.splitlines()[0])
         self.assertIn('checking tokenizer.py against the lesson', done.stdout)
@@ -258,7 +271,7 @@ class CommandLineTest(unittest.TestCase):
         self.assertEqual(wider_than_80(done.stdout), [])
 
     def test_help_is_the_catalogs_within_80_columns_and_says_what_each_exit_status_means(self):
-        help_ko = run(self.root, '-m', 'lab.selfcheck', '--help', '--lang', 'ko').stdout
+        help_ko = inside(self.root, 'selfcheck', '--help', '--lang', 'ko').stdout
         self.assertEqual(help_ko, report.catalog('ko')['help'] + '\n')
         for lang in report.languages():
             with self.subTest(lang):

@@ -17,10 +17,10 @@ import unittest
 from unittest import mock
 
 from lab import common
-from tests.project import LABS, READS_TEXT, ROOT, TAKES, copy_project, lab_files, run, run_inside
+from tests.project import LABS, READS_TEXT, ROOT, TAKES, copy_project, lab_files, run_inside, trained
 
 # The lesson's three labs, as a learner types them, have no --help, no Ctrl-C message: their
-# toolkit checks are in tests/test_beyond_lesson.py, the one module that may fail with them.
+# toolkit checks are in tests/test_beyond_lesson.py, which skips when they are a learner's.
 LESSON_LABS = ['bpe_trace', 'token_count', 'unknown']
 SLOW = {'speed': ['--merges', '50']}  # the benchmark's defaults are for books
 # escape sequences that clear the screen, set the window title, ring the bell, and reorder text
@@ -57,7 +57,7 @@ class EveryLabTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.root = copy_project(cls)
-        assert run(cls.root, 'tokenizer.py').returncode == 0
+        trained(cls.root)
         assert run_inside(cls.root, 'export_hf')[0] == 0  # what lab.import_hf reads by default
 
     def test_help_exits_0_and_shows_defaults_as_typed(self):
@@ -285,8 +285,8 @@ class HostileTextTest(unittest.TestCase):
     def test_no_lab_prints_an_escape_sequence_raw(self):
         root = copy_project(self)
         (root / 'evil.txt').write_text(HOSTILE, encoding='utf-8')
-        trained = run(root, '-m', 'lab.fast_bpe', 'evil.txt', '--merges', '40')
-        self.assertEqual(trained.returncode, 0, trained.stderr)
+        code, _, err = run_inside(root, 'fast_bpe', 'evil.txt', '--merges', '40')
+        self.assertEqual(code, 0, err)
 
         for name in LABS:
             extra = (['evil.txt'] if name in READS_TEXT else
