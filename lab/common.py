@@ -36,7 +36,7 @@ UNKNOWN = '\ufffd'  # id 0 in every tokenizer BPE.train makes
 SETTINGS_LIMIT = 4096  # bytes: {"merges": 12} needs 14
 # A million tokens of a hundred characters, far past anything trained here, fits in this.
 TOKENIZER_LIMIT = 256 * 2**20
-MAKE_TOKENIZER = 'run python3 tokenizer.py to make it'
+MAKE_TOKENIZER = 'python3 tokenizer.py makes it'
 # Memory a lab may need for each byte of text it reads: byte_bpe, the hungriest, peaked at
 # about 80 on a 1.1 MB novel (lab.fast_bpe at 22, measured with lab.speed on 12 MB).
 MEMORY_PER_TEXT_BYTE = 100
@@ -56,6 +56,8 @@ def read_bytes(path, fix, limit=None):
             raise ValueError(f'{path} is not a regular file (a device or a pipe?): {fix}')
         with open(path, 'rb') as f:
             data = f.read(-1 if limit is None else limit + 1)
+    except FileNotFoundError:
+        raise ValueError(f'{path} does not exist: {fix}') from None
     except OSError as e:
         raise ValueError(f'cannot read {path} ({e.strerror}): {fix}') from None
     if limit is not None and len(data) > limit:
@@ -569,10 +571,13 @@ def parser(doc):
 
 
 def escape_errors(parser):
-    """parser, whose usage errors show the arguments escaped ('unrecognized arguments: ...' repeats
+    """parser, whose usage errors are its usage, then one line as every lab's mistakes are said
+    ('lab.NAME: --merges: ...'), the arguments escaped ('unrecognized arguments: ...' repeats
     them as typed, and a file name matched by data/* may hold an escape sequence)."""
-    usage_error = parser.error
-    parser.error = lambda message: usage_error(shown(message))
+    def error(message):
+        parser.print_usage(sys.stderr)
+        parser.exit(2, f'{lab_name()}: {shown(message.removeprefix("argument "))}\n')
+    parser.error = error
     return parser
 
 

@@ -255,7 +255,12 @@ def measurable(files):
         paths = [path.resolve() for path in files]
     except (RuntimeError, OSError) as e:  # a symlink loop: RuntimeError before Python 3.13, OSError after
         raise ValueError(f'cannot follow {e}: give a text file') from None
-    sizes = {path: in_fresh_python('--child', 'read', path, 1) for path in paths}
+    sizes = {}
+    for typed, path in zip(files, paths):
+        try:
+            sizes[path] = in_fresh_python('--child', 'read', path, 1)
+        except ValueError as e:  # said of the file as the user typed it, not of where it is
+            raise ValueError(str(e).replace(str(path), str(typed))) from None
     for path in [path for path in paths if sizes[path] < MEASURABLE_FROM]:
         print(common.fill(f'{common.shown(path.name)}: {sizes[path]:,} characters, too small to measure '
                           '(fixed costs would dominate)', '', '  '))

@@ -117,11 +117,11 @@ class DamagedFileTest(unittest.TestCase):
 
     def test_a_folder_in_its_place_is_to_be_moved_before_training_again(self):
         self.path.mkdir()
-        with self.assertRaisesRegex(ValueError, 'is a folder, not a file: move it away, then run python3'):
+        with self.assertRaisesRegex(ValueError, 'is a folder, not a file: move it away, then python3 tokenizer'):
             load(self.path)
 
     def test_missing_file_says_to_run_tokenizer_py(self):
-        with self.assertRaisesRegex(ValueError, 'run python3 tokenizer.py'):
+        with self.assertRaisesRegex(ValueError, 'does not exist: python3 tokenizer.py makes it'):
             load(self.path)
 
     def test_not_utf8(self):

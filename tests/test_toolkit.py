@@ -144,6 +144,21 @@ class EveryLabTest(unittest.TestCase):
                 self.assertIn(code, (0, 141))
                 self.assertEqual(err, '')
 
+    def test_every_error_a_lab_says_in_one_line_fits_80_columns(self):
+        # a missing tokenizer, a missing file, a number that is not one: as a learner types them
+        cases = [(name, ['--tokenizer', 'nope.json']) for name in self.labs if name in TAKES['--tokenizer']]
+        cases += [(name, ['nope.txt']) for name in self.labs if name in READS_TEXT]
+        numbers = ['--merges', '--vocab-size', '--block-size', '--jobs', '--seed']
+        cases += [(name, [option, 'abc']) for name in self.labs for option in numbers
+                  if option in run_inside(self.root, name, '--help')[1]]
+        self.assertGreater(len(cases), len(self.labs))
+        for name, args in cases:
+            with self.subTest(name, args=args):
+                code, out, err = run_inside(self.root, name, *args)
+                said = [line for line in err.splitlines() if line.startswith(f'lab.{name}: ')]
+                self.assertEqual((code in (1, 2), len(said)), (True, 1), err)
+                self.assertLessEqual(common.width(said[0]), 80)
+
     def test_every_lab_runs_its_main_through_the_shared_runner(self):
         # so that what RunnerTest holds of common.run (Ctrl-C, a closed stdout, a learner's error)
         # holds of every lab, and the closed pipe above is seen for real in each one
