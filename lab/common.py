@@ -382,11 +382,12 @@ def width(text):
 
 
 def clip(text, columns=80):
-    """text cut to at most columns display columns (see width), ending in '...' if cut."""
-    if width(text) <= columns:
+    """text cut to at most columns display columns (see width), ending in '...' if cut: in time
+    that grows with the columns, not with the text (a token of a million characters, say)."""
+    cut = fitting(text, columns)
+    if cut == len(text):
         return text
-    cut = next(n for n in range(len(text), -1, -1) if width(text[:n]) <= columns - 3)
-    return text[:cut] + '...'
+    return text[:fitting(text, columns - 3)] + '...'
 
 
 def fill(text, first='', rest='', columns=80):
@@ -424,7 +425,8 @@ def words_of(text, columns):
 
 
 def fitting(text, columns):
-    """How many characters of text fit in columns display columns (at least one)."""
+    """How many characters of text fit in columns display columns (at least one, unless text
+    is empty): it stops at the first that does not."""
     used = 0
     for n, ch in enumerate(text):
         used += width(ch)
