@@ -127,12 +127,14 @@ def main():
         print(f'(asked for {count} merges; no pair occurs twice after {len(tok.merges)})')
     print('roundtrip:', 'OK' if tok.decode(tok.encode(text)) == text else 'FAILED', tok.encode('Q: hi\nA: '))
     save(json.dumps(tok.state(), ensure_ascii=False) + '\n', HERE / 'data/tokenizer.json')
+    sys.stdout.flush()  # check: an output that cannot be written (a full disk) says so here, in one line
 
 
 if __name__ == '__main__':
     try:
         main()
-    except ValueError as e:  # a mistake in the user's files: one line, no traceback
+    except (ValueError, OSError) as e:  # a mistake in the user's files, a full disk: one line, no traceback
+        sys.stdout = None  # check: what stdout could not write is not tried again on the way out
         sys.exit('tokenizer.py: ' + ''.join(c if c.isprintable() else ascii(c)[1:-1] for c in str(e)))
     except KeyboardInterrupt:  # check: the save comes last, and is all or nothing
         sys.exit('tokenizer.py: interrupted; data/tokenizer.json is as it was')  # check

@@ -13,12 +13,14 @@ It is not a lab itself: there is nothing to run.
 """
 import argparse
 import difflib
+import errno
 import functools
 import hashlib
 import json
 import math
 import os
 import re
+import signal
 import stat
 import sys
 import tempfile
@@ -650,15 +652,26 @@ def fail(message, code=1):
     sys.exit(say(code, [message]))
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where the lab is, so that what it started (processes, files) is put away
+    on the way out, as for Ctrl-C (a KeyboardInterrupt: an except Exception does not catch it)."""
+
+
+def terminated(*_):
+    raise Terminated
+
+
 def run(main):
     """Run a lab's main as a command: a user's mistake (ValueError) is one line and exit 1,
-    Ctrl-C one line and exit 130, and a reader that stops early (| head) ends it quietly.
-    What the terminal cannot show (Korean under LC_ALL=C) is written as escapes."""
+    Ctrl-C one line and exit 130, SIGTERM one line and exit 143, a reader that stops early
+    (| head) ends it quietly, and so does a full disk under stdout, in one line. What the
+    terminal cannot show (Korean under LC_ALL=C) is written as escapes."""
     if sys.stdout is None:  # started with >&-
         fail('standard output is closed; run it again without >&-')
     for stream in sys.stdout, sys.stderr:
         if stream is not None and hasattr(stream, 'reconfigure'):
             stream.reconfigure(errors='backslashreplace')
+    before = signal.signal(signal.SIGTERM, terminated)
     try:
         main()
         sys.stdout.flush()  # here, where a closed pipe can still be caught
@@ -667,28 +680,35 @@ def run(main):
         if ended is None:
             raise  # a bug in the lab itself: its traceback is what mends it
         sys.exit(say(*ended))
+    finally:
+        signal.signal(signal.SIGTERM, before)
 
 
 def ending(error):
-    """(exit status, lines to say) for an error that ends a lab as the toolkit ends it: Ctrl-C,
-    a closed pipe, a bug in the learner's tokenizer.py, a mistake in the user's files or
-    arguments (ValueError). None for anything else: a bug in the lab, which a traceback shows."""
+    """(exit status, lines to say, whether stdout is gone) for an error that ends a lab as the
+    toolkit ends it: Ctrl-C, SIGTERM, a closed pipe or a full disk under stdout, a bug in the
+    learner's tokenizer.py, a mistake in the user's files or arguments (ValueError). None for
+    anything else: a bug in the lab, which a traceback shows."""
+    if isinstance(error, Terminated):
+        return 143, ['terminated'], False  # 128 + SIGTERM
     if isinstance(error, KeyboardInterrupt):
-        return 130, ['interrupted']
+        return 130, ['interrupted'], False
     if isinstance(error, BrokenPipeError):
-        return 141, []  # 128 + SIGPIPE, what a shell shows for a program stopped by a closed pipe
+        return 141, [], True  # 128 + SIGPIPE, what a shell shows for a program stopped by a closed pipe
     said = learners_error(error)
     if said:  # what, where, and the tutor; no traceback
-        return 1, said
-    return (1, [str(error)]) if isinstance(error, ValueError) else None
+        return 1, said, False
+    if isinstance(error, OSError) and error.errno in (errno.ENOSPC, errno.EIO):  # stdout: files say theirs
+        return 1, [f'cannot write its output ({error.strerror})'], True
+    return (1, [str(error)], False) if isinstance(error, ValueError) else None
 
 
-def say(code, lines, name=None):
+def say(code, lines, stdout_gone=False, name=None):
     """Write lines to stderr, each escaped, after the lab's name; returns code, the exit status.
     A message of several lines (a learner's error) is wrapped at 80 columns; a one-line message
-    stays one line. With a closed pipe (141), stdout is pointed at nothing, so that Python's
-    last flush is quiet."""
-    if code == 141:
+    stays one line. When stdout is gone (a closed pipe, a full disk), it is pointed at nothing,
+    so that Python's last flush is quiet."""
+    if stdout_gone:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     if sys.stderr:
         status()  # a line of long work is cleared first: the message starts a line of its own
@@ -707,7 +727,7 @@ def uncaught(name, kind, error, traceback_):
     if ended is None:
         sys.__excepthook__(kind, error, traceback_)
         return
-    code = say(*ended, name)
+    code = say(*ended, name=name)
     sys.stderr.flush()
     os._exit(code)  # sys.exit cannot be raised from here
 

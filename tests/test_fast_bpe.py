@@ -1,17 +1,25 @@
 """The engine (lab/fast/, run as lab.fast_bpe) gives exactly what tokenizer.BPE gives: the same
 merges, the same ids."""
+import concurrent.futures
 import io
 import json
+import os
 import random
 import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
 import unittest
+from pathlib import Path
 from unittest import mock
 
 from lab import fast, fast_bpe
 from lab.fast import encoding, letters, training
 from lab.common import has_lines
 from lab.kinds import CharBPE
-from tests.project import TEXT, copy_project, inside, run
+from tests.project import ROOT, TEXT, copy_project, inside, run
 from tests.test_fuzz import fuzz_texts
 from tokenizer import BPE
 
@@ -150,7 +158,8 @@ class ParallelEncodeTest(unittest.TestCase):
             started.append(jobs)
             raise OSError(11, 'stop here')  # enough to know how many were asked for
         large = TEXT * (encoding.PARALLEL_FROM // len(TEXT) + 1)
-        with mock.patch('multiprocessing.Pool', pool), mock.patch('os.cpu_count', return_value=3):
+        with mock.patch.object(encoding, 'ProcessPoolExecutor', pool), \
+                mock.patch('os.cpu_count', return_value=3):
             self.assertEqual(fast.encode(tok, TEXT), tok.encode(TEXT))  # small: no processes
             with self.assertRaises(ValueError):
                 fast.encode(tok, large)
@@ -168,6 +177,87 @@ class ParallelEncodeTest(unittest.TestCase):
         with mock.patch.object(encoding, 'PARALLEL_FROM', 0):
             self.assertEqual(prepare.encode_documents(tok, docs, 1, jobs=2),
                              [tok.encode(doc) + [1] for doc in docs])
+
+
+FOLDER = {}  # in each worker of WorkerLifeTest: where it says it has started
+
+
+def stand_by(folder):
+    FOLDER['path'] = folder
+
+
+def wait_long(block):
+    """Work that never finishes in a test's time: it says its process is at work, then waits."""
+    (Path(FOLDER['path']) / str(os.getpid())).write_text(str(block))
+    time.sleep(60)
+
+
+def workers_at_work(folder, count, seconds=20):
+    """The pids of count workers, once each has said it is at work."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        pids = [int(path.name) for path in Path(folder).iterdir()]
+        if len(pids) >= count:
+            return pids
+        time.sleep(0.05)
+    raise AssertionError(f'{count} workers did not start')
+
+
+def alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return Path(f'/proc/{pid}/stat').exists() and ' Z ' not in Path(f'/proc/{pid}/stat').read_text()
+
+
+@unittest.skipUnless(os.name == 'posix' and Path('/proc').is_dir(), 'needs POSIX signals and /proc')
+class WorkerLifeTest(unittest.TestCase):
+    """The processes of a parallel encode: a dead one ends the work at once, and Ctrl-C or SIGTERM
+    ends it in one line, with no process left behind."""
+
+    def setUp(self):
+        folder = tempfile.TemporaryDirectory()
+        self.addCleanup(folder.cleanup)
+        self.folder = folder.name
+
+    def test_a_worker_killed_ends_the_work_in_one_line_within_seconds(self):
+        with concurrent.futures.ThreadPoolExecutor(1) as thread:
+            work = thread.submit(encoding.in_processes, stand_by, self.folder, wait_long, ['a', 'b'], 2)
+            pids = workers_at_work(self.folder, 2)
+            started = time.monotonic()
+            os.kill(pids[0], signal.SIGKILL)  # as the kernel kills a process that takes too much memory
+            with self.assertRaisesRegex(ValueError, 'one of the 2 processes encoding the text died'):
+                work.result(timeout=30)
+        self.assertLess(time.monotonic() - started, 10)
+        time.sleep(0.2)
+        self.assertFalse(any(alive(pid) for pid in pids))
+
+    def lab_of_workers(self):
+        """A process running a lab's way (common.run) that waits on two workers: (it, their pids)."""
+        code = ('import sys; from lab import common; from lab.fast import encoding; '
+                'from tests.test_fast_bpe import stand_by, wait_long; '
+                'common.run(lambda: encoding.in_processes(stand_by, sys.argv[1], wait_long, ["a", "b"], 2))')
+        process = subprocess.Popen([sys.executable, '-c', code, self.folder], cwd=ROOT, text=True,
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+        self.addCleanup(lambda: process.poll() is None and os.killpg(process.pid, signal.SIGKILL))
+        return process, workers_at_work(self.folder, 2)
+
+    def test_ctrl_c_to_the_whole_group_is_one_line_and_no_worker_is_left(self):
+        process, pids = self.lab_of_workers()
+        os.killpg(process.pid, signal.SIGINT)  # the terminal sends it to every process of the group
+        out, err = process.communicate(timeout=30)
+        self.assertEqual((process.returncode, err), (130, 'lab: interrupted\n'))
+        time.sleep(0.2)
+        self.assertFalse(any(alive(pid) for pid in pids))
+
+    def test_sigterm_to_the_parent_is_one_line_and_no_worker_is_left(self):
+        process, pids = self.lab_of_workers()
+        process.send_signal(signal.SIGTERM)
+        out, err = process.communicate(timeout=30)
+        self.assertEqual((process.returncode, err), (143, 'lab: terminated\n'))
+        time.sleep(0.2)
+        self.assertFalse(any(alive(pid) for pid in pids))
 
 
 class ProgressTest(unittest.TestCase):

@@ -117,7 +117,7 @@ class DamagedFileTest(unittest.TestCase):
 
     def test_a_folder_in_its_place_is_to_be_moved_before_training_again(self):
         self.path.mkdir()
-        with self.assertRaisesRegex(ValueError, 'is a folder, not a file: move it away, then python3 tokenizer'):
+        with self.assertRaisesRegex(ValueError, 'is a folder, not a file: move it away, then python3'):
             load(self.path)
 
     def test_missing_file_says_to_run_tokenizer_py(self):

@@ -12,8 +12,10 @@ Two ways, each right where the other is slow
 A text of PARALLEL_FROM characters or more is cut into blocks of lines, encoded in one
 process per core.
 """
-import multiprocessing
 import os
+import signal
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from collections import defaultdict
 from heapq import heapify, heappop, heappush
 from itertools import chain, compress, repeat
@@ -58,13 +60,32 @@ def encode(tok, text, jobs=None):
 
 def in_processes(start, state, work, blocks, jobs):
     """[work(block) for block in blocks], in jobs processes, each made ready once by start(state)
-    (start and work are functions of a module, so that each process can find them)."""
+    (start and work are functions of a module, so that each process can find them).
+
+    A process that dies (the kernel kills one that takes too much memory) ends it at once with
+    a ValueError, not a wait for an answer that never comes; Ctrl-C, SIGTERM or any error here
+    kills every process before it goes on. The processes ignore Ctrl-C themselves: the terminal
+    sends it to all of them, and this one says it once."""
     try:
-        with multiprocessing.Pool(jobs, initializer=start, initargs=(state,)) as pool:
-            return pool.map(work, blocks)
+        pool = ProcessPoolExecutor(jobs, initializer=ready, initargs=(start, state))
+        try:
+            return list(pool.map(work, blocks))
+        finally:
+            for process in list(pool._processes.values()):  # the pool has no kill of its own before 3.14
+                process.kill()
+            pool.shutdown(wait=True, cancel_futures=True)
+    except BrokenProcessPool:
+        raise ValueError(f'one of the {jobs} processes encoding the text died (killed for its memory?): '
+                         'use fewer --jobs') from None
     except OSError as e:  # no more processes allowed (ulimit -u), or no memory for them
         raise ValueError(f'cannot start {jobs} processes to encode with ({e.strerror}): '
                          'use fewer --jobs') from None
+
+
+def ready(start, state):
+    """In each process of the pool: Ctrl-C left to the parent, then start(state)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    start(state)
 
 
 def encoder(tok):
