@@ -160,7 +160,7 @@ def show(tok, r, max_unk):
     if r['fallback_rate'] is not None:
         row('fallback', f"{r['fallback_rate']:.2%} of the characters split across byte tokens")
     if tok.special_ids:
-        found = ' '.join(f'{name}×{n}' for name, n in r['collisions'].most_common())
+        found = ' '.join(f'{shown(name)}×{n}' for name, n in r['collisions'].most_common())
         row('collisions', f"{sum(r['collisions'].values()):,} special strings in the text, kept as text"
             + (f': {found}' if found else ''))
     for label, ids in [('never used', r['never']), (f'used < {RARE}', r['rare'])]:

@@ -252,7 +252,7 @@ def load_tokenizer(path=SAVED):
     from lab import kinds
     tok = kinds.load(path)
     if tok.kind != 'char':
-        raise ValueError(f"{path} is a {tok.kind} tokenizer; this lab is for the lesson's only")
+        raise ValueError(f"{path}: a {tok.kind} tokenizer, not the lesson's")
     return tok.lesson
 
 
@@ -600,7 +600,7 @@ def add_tokenizer(parser, what):
 def add_out(parser, default, what, kind):
     """--out PATH and --force, the file (or folder) a lab writes: the same in every lab that writes."""
     parser.add_argument('--out', type=Path, default=default, metavar='PATH',
-                        help=f'{what} (default: %(default)s)')
+                        help=what if default is None else f'{what} (default: %(default)s)')
     parser.add_argument('--force', action='store_true', help=f'replace PATH even if it is not {kind}')
 
 

@@ -21,6 +21,8 @@ byte-level tokenizer of 4,096 ids, with <eos>, that the course's next step uses:
     python3 -m lab.fast_bpe my-book.txt --kind byte --special '<eos>' \\
         --vocab-size 4096 --out gpt.json
 """
+import functools
+import os
 import sys
 import time
 
@@ -63,11 +65,17 @@ def arguments():
                       help='merges to learn (default: what settings.json asks for)')
     size.add_argument('--vocab-size', type=common.whole_number, metavar='N',
                       help='ids in all: the base ones, then one per merge')
-    common.add_out(parser, common.SAVED, 'where to save the tokenizer', 'a tokenizer file')
+    common.add_out(parser, None, 'where to save the tokenizer (default: data/tokenizer.json for the char '
+                   'kind, data/tokenizer-KIND.json for another)', 'a tokenizer file of the same kind')
     args = parser.parse_args()
     for option, kinds_that_take in TAKES.items():
         if getattr(args, option) is not None and args.kind not in kinds_that_take:
             parser.error(f'--{option} is for --kind {" or ".join(kinds_that_take)}, not {args.kind}')
+    for name in args.special or []:
+        if os.path.exists(name):  # --special NAME ... takes all that follows: FILE was meant
+            parser.error(f'--special {name!r}: a file; FILE goes before --special')
+        if not name.strip():
+            parser.error('--special: a special token needs a name')
     if len(set(args.special or [])) < len(args.special or []):
         parser.error('--special names a token twice')
     return args
@@ -109,14 +117,16 @@ def describe(tok):
     if hasattr(tok, 'pattern'):
         parts.append(f'pattern: {tok.pattern or "none"}')
     if tok.special_ids:
-        parts.append('special: ' + ' '.join(f'{name}={i}' for name, i in tok.special_ids.items()))
+        named = (f'{common.shown(name)}={i}' for name, i in tok.special_ids.items())
+        parts.append('special: ' + ' '.join(named))
     return parts
 
 
 def main():
     args = arguments()
-    common.check_output_path(args.out, 'tokenizer file', kinds.is_tokenizer_file,
-                             inputs=[args.file, common.SETTINGS], force=args.force)
+    args.out = args.out or kinds.default_path(args.kind)
+    common.check_output_path(args.out, f'{args.kind} tokenizer', functools.partial(kinds.is_tokenizer_file,
+                             kind=args.kind), inputs=[args.file, common.SETTINGS], force=args.force)
     text = common.read_text(args.file, 'give a UTF-8 text file')
     common.say_if_not_nfc(text, args.file)
     count = merges_for(args, text)

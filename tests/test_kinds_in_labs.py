@@ -30,16 +30,16 @@ class TrainAnyKindTest(unittest.TestCase):
     def setUpClass(cls):
         cls.root = copy_project(cls)
 
-    def train(self, *args):
-        return run_inside(self.root, 'fast_bpe', 'data/mixed.txt', '--out', 'k.json', *args)
+    def train(self, *args, out='k.json'):
+        return run_inside(self.root, 'fast_bpe', 'data/mixed.txt', '--out', out, *args)
 
     def test_vocab_size_gives_exactly_that_many_ids_for_every_kind(self):
         for kind in KINDS:
             with self.subTest(kind):
                 size = 290 if kind == 'byte' else 150  # the byte kind starts with 260
-                code, out, err = self.train('--kind', kind, '--vocab-size', str(size))
+                code, out, err = self.train('--kind', kind, '--vocab-size', str(size), out=f'{kind}.json')
                 self.assertEqual(code, 0, err)
-                self.assertEqual(kinds.load(self.root / 'k.json').vocab_size, size)
+                self.assertEqual(kinds.load(self.root / f'{kind}.json').vocab_size, size)
 
     def test_a_vocab_size_the_text_cannot_reach_says_how_many_it_gives_and_why(self):
         code, out, err = self.train('--kind', 'word', '--vocab-size', '5000')
@@ -58,11 +58,20 @@ class TrainAnyKindTest(unittest.TestCase):
 
     def test_options_reach_the_kind(self):
         code, out, err = self.train('--kind', 'byte', '--special', '<eos>', '--pattern', 'gpt2',
-                                    '--merges', '20')
+                                    '--merges', '20', out='options.json')
         self.assertEqual(code, 0, err)
-        tok = kinds.load(self.root / 'k.json')
+        tok = kinds.load(self.root / 'options.json')
         self.assertEqual((tok.special_ids, tok.pattern), ({'<eos>': 0}, 'gpt2'))
         self.assertEqual(tok.state(), ByteBPE.train(MIXED, 20, ['<eos>'], 'gpt2').state())
+
+    def test_a_tokenizer_of_another_kind_is_replaced_only_with_force(self):
+        self.assertEqual(self.train('--kind', 'word', '--merges', '5', out='other.json')[0], 0)
+        code, out, err = self.train('--kind', 'piece', '--merges', '5', out='other.json')
+        self.assertEqual((code, err), (1, 'lab.fast_bpe: other.json exists and is not a piece tokenizer: '
+                                          'use --force to replace it\n'))
+        self.assertEqual(kinds.load(self.root / 'other.json').kind, 'word')
+        self.assertEqual(self.train('--kind', 'piece', '--merges', '5', '--force', out='other.json')[0], 0)
+        self.assertEqual(kinds.load(self.root / 'other.json').kind, 'piece')
 
     def test_the_defaults_are_the_lessons(self):
         code, out, err = run_inside(self.root, 'fast_bpe', '--out', 'default.json')
@@ -93,7 +102,8 @@ class EveryToolTakesEveryKindTest(unittest.TestCase):
 
     def test_the_lessons_loader_refuses_another_kind_in_one_line(self):
         for kind in [kind for kind in KINDS if kind != 'char']:
-            with self.subTest(kind), self.assertRaisesRegex(ValueError, f'is a {kind} tokenizer; this lab'):
+            said = f": a {kind} tokenizer, not the lesson's"
+            with self.subTest(kind), self.assertRaisesRegex(ValueError, said):
                 common.load_tokenizer(self.root / f'{kind}.json')
 
     def test_a_lab_of_the_lessons_tokenizer_alone_says_so_in_one_line(self):
@@ -102,7 +112,7 @@ class EveryToolTakesEveryKindTest(unittest.TestCase):
                 with self.subTest(lab, kind=kind):
                     code, out, err = run_inside(self.root, lab, '--tokenizer', f'{kind}.json')
                     one_line(self, code, out, err)
-                    self.assertIn(f"is a {kind} tokenizer; this lab is for the lesson's only", err)
+                    self.assertIn(f": a {kind} tokenizer, not the lesson's", err)
 
 
 class ReleaseRecordTest(unittest.TestCase):

@@ -60,12 +60,21 @@ def kind_of(data):
     if isinstance(data, dict) and 'kind' in data:
         state = dict(data)
         kind = state.pop('kind')
-        if kind not in KINDS:
+        if not isinstance(kind, str) or kind not in KINDS:
             raise ValueError(f'"kind" is {json.dumps(kind, ensure_ascii=False)[:40]}, not one of '
                              f'{", ".join(KINDS)}')
+        keys = list(inspect.signature(KINDS[kind]).parameters)
+        missing = [key for key in keys if key not in state]  # none left to a default: a file says all it is
+        unknown = sorted(key for key in state if key not in keys)
+        if missing:
+            raise ValueError(f'a {kind} file lacks "{missing[0]}": '
+                             f'python3 -m lab.fast_bpe --kind {kind} makes one')
+        if unknown:
+            raise ValueError(f'a {kind} file has {json.dumps(unknown[0], ensure_ascii=False)[:30]}, '
+                             f'which a {kind} tokenizer does not: it holds {", ".join(keys)}')
         return kind, state
     if isinstance(data, dict) and sorted(data) == ['merges', 'special']:  # lab.byte_bpe's files of old
-        return 'byte', data
+        return 'byte', {**data, 'byte_ids': None, 'pattern': None}  # what they were: the contract, no pattern
     if isinstance(data, dict) and 'model' in data:
         raise ValueError('a tokenizers file: read it with python3 -m lab.import_hf')
     problem = common.problem_with(data)
@@ -88,24 +97,25 @@ def load(path=common.SAVED):
     except ValueError as e:
         raise ValueError(f'{path}: {e}') from None
     try:
-        inspect.signature(KINDS[kind]).bind(**state)  # the keys it takes, before anything runs
-    except TypeError:
-        keys = ', '.join(inspect.signature(KINDS[kind]).parameters)
-        raise ValueError(f'{path} ({kind} tokenizer): it holds {", ".join(sorted(state))}; '
-                         f'a {kind} tokenizer holds {keys}') from None
-    try:
         return KINDS[kind](**state)
     except ValueError as e:
         raise ValueError(f'{path} ({kind} tokenizer): {e}') from None
 
 
-def is_tokenizer_file(path):
-    """Whether path holds a tokenizer file of any kind (for --out: such a file may be replaced)."""
+def is_tokenizer_file(path, kind=None):
+    """Whether path holds a tokenizer file (of that kind, when one is named): for --out, such a
+    file may be replaced without --force."""
     try:
-        kind_of(common.strict_json(common.read_text(path, '', common.TOKENIZER_LIMIT)))
-        return True
+        found, _ = kind_of(common.strict_json(common.read_text(path, '', common.TOKENIZER_LIMIT)))
+        return kind is None or found == kind
     except (ValueError, RecursionError):
         return False
+
+
+def default_path(kind):
+    """Where a tokenizer of a kind is saved unless told: the lesson's data/tokenizer.json for the
+    char kind, data/tokenizer-KIND.json for any other, so that one never replaces the other."""
+    return common.SAVED if kind == 'char' else common.SAVED.with_name(f'tokenizer-{kind}.json')
 
 
 def plain(tok):

@@ -26,7 +26,7 @@ Its file: {"kind": "byte", "special": {"<pad>": 0, ...}, "byte_ids": [4, 5, ...]
 from lab import common, fast
 from lab.fast.encoding import REMEMBERED, encode_line
 from lab.kinds.patterns import compiled, pattern_problem
-from lab.kinds.special import encode_with_specials
+from lab.kinds.special import encode_with_specials, special_problem
 
 SPECIAL = ['<pad>', '<unk>', '<bos>', '<eos>']
 FIRST_BYTE = len(SPECIAL)          # byte b has id 4 + b in the contract
@@ -47,13 +47,13 @@ class ByteBPE:
     unknown_id = None  # every text is bytes: nothing is unknown (<unk> is kept for the contract)
 
     def __init__(self, merges, special=SPECIAL, byte_ids=None, pattern=None):
-        if isinstance(special, list) and special_names_ok(special):
+        if isinstance(special, list) and special_problem(special) is None:
             special = {name: n for n, name in enumerate(special)}  # ids 0, 1, ... in order
         if byte_ids is None and isinstance(special, dict):
             byte_ids = [len(special) + b for b in range(256)]  # the bytes right after them
         problem = layout_problem(special, byte_ids, merges, pattern)
         if problem:
-            raise ValueError(f'not a byte tokenizer: {problem}')
+            raise ValueError(problem)
         self.special_ids, self.byte_ids, self.merges, self.pattern = special, byte_ids, merges, pattern
         self.vocab_size = len(special) + sum(i is not None for i in byte_ids) + len(merges)
         self.bytes_of = [b''] * self.vocab_size
@@ -126,10 +126,6 @@ class ByteBPE:
         return self.bytes_of[i]
 
 
-def special_names_ok(names):
-    return all(isinstance(s, str) and s for s in names) and len(set(names)) == len(names)
-
-
 def is_id(i):
     return type(i) is int and i >= 0
 
@@ -138,9 +134,10 @@ def layout_problem(special, byte_ids, merges, pattern):
     """What is wrong with a byte tokenizer's layout, or None: each id from 0 up used once, by a
     special, a byte or a merge; merges make their ids in increasing order, each of two ids that
     are bytes or made before it; and all its tokens spell at most MOST_BYTES bytes."""
-    if not (isinstance(special, dict) and special_names_ok(list(special))
-            and all(map(is_id, special.values()))):
-        return 'special must map different names to whole numbers >= 0'
+    if not (isinstance(special, dict) and all(map(is_id, special.values()))):
+        return 'special must map each name to a whole number >= 0'
+    if special_problem(list(special)):
+        return special_problem(list(special))
     if not (isinstance(byte_ids, list) and len(byte_ids) == 256
             and all(i is None or is_id(i) for i in byte_ids)):
         return 'byte_ids must be a list of 256 ids (or null for a byte without one)'

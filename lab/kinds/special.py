@@ -23,11 +23,19 @@ from lab import common, fast
 SPECIAL = ['<pad>', '<bos>', '<eos>', '[Q]', '[A]']
 
 
-def special_problem(names):
-    """What is wrong with a list of special token names, or None."""
+def special_problem(names, vocab=()):
+    """What is wrong with a list of special token names, or None: they are different, written
+    with characters (no lone surrogate, which no UTF-8 text has), and none is a token of vocab
+    (one string would then have two ids, and a file of tokenizers cannot say which)."""
     if not (isinstance(names, list) and all(isinstance(s, str) and s for s in names)
             and len(set(names)) == len(names)):
         return 'special must be a list of different, non-empty strings'
+    bad = next((name for name in names if common.SURROGATE.search(name)), None)
+    if bad is not None:
+        return f'the special token {bad!r} holds a lone surrogate, which no UTF-8 text has'
+    bad = next((name for name in names if name in vocab), None)
+    if bad is not None:
+        return f'the special token {bad!r} is a token of the vocabulary too: give it another name'
     return None
 
 
@@ -60,7 +68,7 @@ class SpecialBPE:
     unknown_id = 0
 
     def __init__(self, vocab, merges, special=SPECIAL):
-        problem = special_problem(special) or common.vocabulary_problem(vocab, merges)
+        problem = common.vocabulary_problem(vocab, merges) or special_problem(special, set(vocab))
         if problem:
             raise ValueError(problem)
         self.vocab, self.merges, self.special = vocab, merges, special
