@@ -1,6 +1,7 @@
 """The engine (lab/fast/, run as lab.fast_bpe) gives exactly what tokenizer.BPE gives: the same
 merges, the same ids."""
 import concurrent.futures
+from concurrent.futures import ProcessPoolExecutor
 import io
 import json
 import os
@@ -154,7 +155,7 @@ class ParallelEncodeTest(unittest.TestCase):
         tok = fast.train(TEXT, 30)
         started = []
 
-        def pool(jobs, **_):
+        def pool(jobs, *_, **__):
             started.append(jobs)
             raise OSError(11, 'stop here')  # enough to know how many were asked for
         large = TEXT * (encoding.PARALLEL_FROM // len(TEXT) + 1)
@@ -164,6 +165,24 @@ class ParallelEncodeTest(unittest.TestCase):
             with self.assertRaises(ValueError):
                 fast.encode(tok, large)
         self.assertEqual(started, [3])
+
+    def test_processes_are_forked_only_when_no_other_thread_runs(self):
+        # a fork copies a lock another thread holds, and the copy waits for it for ever
+        tok = fast.train(TEXT, 30)
+        text = (TEXT + '\n') * 5
+        made = []
+
+        def pool(jobs, context, **kwargs):
+            made.append(context.get_start_method())
+            return ProcessPoolExecutor(jobs, context, **kwargs)
+        with mock.patch.object(encoding, 'PARALLEL_FROM', 0), \
+                mock.patch.object(encoding, 'ProcessPoolExecutor', pool):
+            alone = fast.encode(tok, text, jobs=2)
+            with concurrent.futures.ThreadPoolExecutor(1) as thread:
+                beside = thread.submit(fast.encode, tok, text, jobs=2).result(timeout=60)
+        self.assertEqual(made, ['fork', 'spawn'])
+        self.assertEqual(alone, tok.encode(text))
+        self.assertEqual(beside, alone)
 
     def test_hand_made_merges_of_newlines_are_not_cut_at_newlines(self):
         tok = BPE(['\ufffd', '\n', 'a', 'a\n'], [[[2, 1], 3]])

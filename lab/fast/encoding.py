@@ -12,8 +12,10 @@ Two ways, each right where the other is slow
 A text of PARALLEL_FROM characters or more is cut into blocks of lines, encoded in one
 process per core.
 """
+import multiprocessing
 import os
 import signal
+import threading
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from collections import defaultdict
@@ -65,11 +67,22 @@ def in_processes(start, state, work, blocks, jobs):
     A process that dies (the kernel kills one that takes too much memory) ends it at once with
     a ValueError, not a wait for an answer that never comes; Ctrl-C, SIGTERM or any error here
     kills every process before it goes on. The processes ignore Ctrl-C themselves: the terminal
-    sends it to all of them, and this one says it once."""
+    sends it to all of them, and this one says it once.
+
+    A process forked while another thread holds a lock (of an import, of a stream) waits for it
+    for ever, so with other threads running the processes start afresh ('spawn'): a script that
+    calls this from a thread then needs its if __name__ == '__main__', as multiprocessing says."""
+    how = 'fork' if threading.active_count() == 1 and 'fork' in multiprocessing.get_all_start_methods() \
+        else 'spawn'
     try:
-        pool = ProcessPoolExecutor(jobs, initializer=ready, initargs=(start, state))
+        pool = ProcessPoolExecutor(jobs, multiprocessing.get_context(how), initializer=ready,
+                                   initargs=(start, state))
         try:
-            return list(pool.map(work, blocks))
+            results = pool.map(work, blocks)
+            # a fresh process is started as work is handed out, after the pool began watching for
+            # deaths: woken now, it watches them all (a fork starts all of them at once)
+            pool._executor_manager_thread_wakeup.wakeup()
+            return list(results)
         finally:
             for process in list(pool._processes.values()):  # the pool has no kill of its own before 3.14
                 process.kill()
