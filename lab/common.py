@@ -692,7 +692,7 @@ def ending(error):
     if isinstance(error, Terminated):
         return 143, ['terminated'], False  # 128 + SIGTERM
     if isinstance(error, KeyboardInterrupt):
-        return 130, ['interrupted'], False
+        return 130, ['interrupted', *interrupted_in_learners_file(error)], False
     if isinstance(error, BrokenPipeError):
         return 141, [], True  # 128 + SIGPIPE, what a shell shows for a program stopped by a closed pipe
     said = learners_error(error)
@@ -752,7 +752,7 @@ def learners_error(error):
                 learners = True
             elif learners and path.startswith(str(ROOT / 'lab') + os.sep):
                 learners = False  # tokenizer.py called back into a lab: the error is the lab's
-        if not learners:
+        if not (learners or calls_the_lesson_wrongly(error)):
             return None
     from lab.selfcheck import explain, report  # here, not above: the tutor's words are needed only now
     try:
@@ -762,6 +762,32 @@ def learners_error(error):
     words = report.catalog('en')
     return [report.render(words, key, dict(fields, file='tokenizer.py'))
             for key, fields in explain.explain(error, mine, source) if key != 'look'] + [SELFCHECK]
+
+
+def interrupted_in_learners_file(error):
+    """Where in tokenizer.py Ctrl-C found it (a lab that waits on a loop that never ends is
+    stopped so), each function it was in, and the tutor's command; nothing when it was elsewhere."""
+    module = sys.modules.get('tokenizer')
+    mine = os.path.realpath(getattr(module, '__file__', None) or 'tokenizer.py')
+    frames = [frame for frame in traceback.extract_tb(error.__traceback__)
+              if os.path.realpath(frame.filename) == mine and not frame.name.startswith('<')]
+    if not frames:
+        return []
+    places = ', then '.join(f'line {frame.lineno} in {frame.name}' for frame in frames[-3:])
+    return [f'it was in tokenizer.py, {places}: does a loop there end?', SELFCHECK]
+
+
+def calls_the_lesson_wrongly(error):
+    """Whether error is a lab calling tokenizer.py's BPE or merge as the lesson does, and finding
+    them otherwise: a method not typed yet (or typed outside the class), a @classmethod left out."""
+    if 'tokenizer' not in sys.modules or not isinstance(error, (AttributeError, TypeError)):
+        return False
+    from lab.selfcheck import explain  # here, not above: only for an error
+    lacking = explain.NO_ATTRIBUTE.match(str(error))
+    if lacking:
+        return lacking.group(1) in [*explain.METHODS, *explain.ATTRIBUTES]  # a lab's own slip is its own
+    called = re.match(r'BPE(?:\.(\w+))?\(\) |merge\(\) ', str(error))
+    return isinstance(error, TypeError) and bool(called) and (called.group(1) or 'train') in explain.METHODS
 
 
 if lab_name().startswith('lab.'):  # a lab runs: what tokenizer.py does as it is imported ends as main would

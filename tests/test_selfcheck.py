@@ -14,9 +14,11 @@ import signal
 import string
 import subprocess
 import sys
+import tempfile
 import time
 import types
 import unittest
+from unittest import mock
 
 from lab import common
 from lab.selfcheck import __main__ as command
@@ -49,6 +51,9 @@ MISTAKES = [
     ('ensure_ascii=False', 'ensure_ascii=True', 'rule_command_line'),
     ("print('roundtrip: OK',", "print('roundtrip:',", 'rule_command_line'),
 ]
+# state, the last method, typed as a function of its own after the class
+STATE_IN_CLASS = "    def state(self):\n        return {'vocab'"
+STATE_OUTSIDE = "def state(self):\n    return {'vocab'"
 # (a common slip, as a change to the lesson-style file, the words its first FAILED must hold)
 SLIPS = [
     ('    @classmethod\n', '', 'hint.classmethod'),
@@ -58,7 +63,8 @@ SLIPS = [
     ('    result, i = [], 0', '    return merge(ids, pair, new_id)', 'error.RecursionError'),
     ('            i += 1\n    return result', '            i += 0\n    return result', 'hint.loop_merge'),
     (('        for _ in range(count):', '            ids = merge(ids, pair, new_id)\n'),
-     ('        while True:', ''), 'hint.loop_train'),  # the ids never change: the same pair again and again
+     ('        while True:', '            merge(ids, pair, new_id)\n'),  # the ids never change: the same
+     'hint.loop_train'),  # pair again and again; time runs out in train or in the merge it calls
     ('from collections import Counter\n', '', 'hint.missing_import'),
     ('pair, n = pairs.most_common(1)[0]', 'pair, n = pairs.most_common(1)', 'hint.most_common'),
     ('    return result\n', '\n', 'look.merge_return'),
@@ -69,6 +75,17 @@ SLIPS = [
     ('    assert tokenizer.decode(tokenizer.encode(text)) == text',
      "    assert tokenizer.decode(tokenizer.encode(text)) == text + '.'", 'error.AssertionError'),
     ('            i += 2', '\t    i += 2', 'error.TabError'),
+    ('    def __init__', '    def __int__', 'hint.misspelled'),
+    (STATE_IN_CLASS, STATE_OUTSIDE, 'hint.outside_class'),
+    ('            ids = merge(ids, pair, new_id)\n        return ids',
+     '            ids = merge(ids, pair, new_id)\n    return ids', 'hint.outside'),  # return out of encode
+    ('self.chars.get(c, 0)', 'chars.get(c, 0)', 'hint.self'),
+    ('self.chars = {', 'chars = {', 'hint.self_attribute'),
+    ('    tokenizer = BPE.train(text, count)',
+     '    tokenizer = BPE([], [])\n    tokenizer.train(text, count)', 'hint.train_result'),
+    ('        if tuple(ids[i:i + 2]) == tuple(pair):\n            result.append(new_id)\n            i += 2\n'
+     '        else:\n            result.append(ids[i])\n            i += 1\n', '        # the body, next\n',
+     'hint.body'),  # the while typed, its body not yet  # typing the if's body, not there yet
 ]
 # where a learner stops typing, part by part: (the line that starts the next part, its number)
 PART_STARTS = [('def merge', 0), ('class BPE:', 1), ('    @classmethod', 2), ('    def encode', 3),
@@ -121,6 +138,11 @@ def said(answers):
             for value in [key, *fields.values()]}
 
 
+def render_title(part):
+    words = report.catalog('en')
+    return report.render(words, 'part_title', {'n': str(part), 'title': words[f'part.{part}']})
+
+
 def wider_than_80(text):
     return [line for line in text.splitlines() if common.width(line) > 80]
 
@@ -161,8 +183,8 @@ class RulesTest(unittest.TestCase):
         where = next(fields for key, fields in lines if key == 'at_line')
         self.assertEqual(where['function'], 'train')
         loop = typed.splitlines().index('        while True:') + 1
-        end = typed.splitlines().index('        return cls(vocab, merges)')
-        self.assertIn(int(where['line']), range(loop, end))
+        end = typed.splitlines().index('        return cls(vocab, merges)') + 1
+        self.assertIn(int(where['line']), range(loop, end))  # in the loop, never in merge
         self.assertIn(['hint', {'text': 'hint.loop_train'}], lines)
 
     def test_a_comprehension_is_named_by_its_function_on_every_python(self):
@@ -171,14 +193,16 @@ class RulesTest(unittest.TestCase):
         self.assertIn(['at_line', {'line': str(typed.splitlines().index(
             '        ids = [self.chars[c] for c in text]') + 1), 'function': 'encode'}], lines)
 
-    def test_a_syntax_error_is_filed_under_its_part_and_the_parts_before_are_checked(self):
+    def test_a_syntax_error_is_filed_under_its_part_the_parts_before_are_checked_those_after_wait(self):
         typed = LESSON.replace('        ids = [self.chars.get(c, 0) for c in text]',
                                '        ids = [self.chars.get(c, 0) for c in text')
         source, broken = check.readable_part(typed)
         answers = check.check_many([source], check.lesson(), [broken])[0]
         self.assertEqual(check.syntax_part(answers), 4)
-        self.assertEqual({answers[name][0] for name, part in rules.PART_OF.items() if part < 4}, {'passed'})
-        self.assertEqual({answers[name][0] for name, part in rules.PART_OF.items() if part >= 4}, {'todo'})
+        states = {part: {answers[name][0] for name, its in rules.PART_OF.items() if its == part}
+                  for part in rules.PARTS}
+        self.assertEqual([states[part] for part in rules.PARTS],
+                         [{'passed'}] * 4 + [{'todo'}] + [{'not_checked'}] * 2)
 
     def test_parts_not_typed_yet_are_todo_and_the_next_is_named(self):
         for start, typed_up_to in PART_STARTS:
@@ -189,6 +213,15 @@ class RulesTest(unittest.TestCase):
                 self.assertEqual(status, report.EXIT_NOT_TYPED)
                 title = report.catalog('en')[f'part.{typed_up_to + 1}']
                 self.assertEqual(lines[-1], f'next: type part {typed_up_to + 1}, {title}')
+
+    def test_only_the_first_failure_of_a_part_says_where_to_look(self):
+        # i += 1 in merge: the rule after the first fails for the same reason, not where its look says
+        answers = answers_for(lesson_with('            i += 2', '            i += 1'))
+        self.assertEqual([answers[name][0] for name in ['rule_merge_replaces', 'rule_merge_list_pair']],
+                         ['failed', 'failed'])
+        lines, _ = report.report(report.catalog('en'), answers, 'typed.py')
+        merge = lines[lines.index(render_title(1)) + 1:lines.index(render_title(2))]
+        self.assertEqual(sum(line.strip().startswith('look at:') for line in merge), 1, merge)
 
     def test_an_empty_file_is_every_part_todo_and_next_is_part_0(self):
         lines, status = report.report(report.catalog('en'), answers_for(''), 'tokenizer.py')
@@ -215,6 +248,58 @@ class ExplainTest(unittest.TestCase):
         self.assertEqual(said[:3], [['raised', {'error': "KeyError: 'C'"}],
                                     ['at_line', {'line': '2', 'function': 'encode'}],
                                     ['hint', {'text': 'hint.chars_get'}]])
+
+
+class LabsMeetAnUnfinishedFileTest(unittest.TestCase):
+    """A lab calls BPE as the lesson does; the learner's file may not have it all yet."""
+
+    def said_by_a_lab(self, typed, call, stop=Exception, say=common.learners_error):
+        """The lines a lab says when call(tokenizer module) fails on the file typed."""
+        folder = tempfile.TemporaryDirectory()
+        self.addCleanup(folder.cleanup)
+        path = os.path.join(folder.name, 'tokenizer.py')
+        with open(path, 'w', encoding='utf-8') as file:
+            file.write(typed)
+        module = types.ModuleType('tokenizer')
+        module.__file__ = path
+        exec(compile(typed, path, 'exec'), module.__dict__)
+        with mock.patch.dict(sys.modules, tokenizer=module):
+            try:  # not assertRaises: it drops the traceback, where the lines are found
+                call(module)
+            except stop as error:
+                return say(error)
+            self.fail(f'{stop.__name__} not raised')
+
+    def test_a_method_not_typed_yet_is_named_with_its_part(self):
+        typed = LESSON[:LESSON.index('    def encode')]
+        said = self.said_by_a_lab(typed, lambda module: module.BPE.train('aab', 1).encode('ab'))
+        self.assertIn('hint: BPE has no encode yet: type it (part 4) inside class BPE', said)
+        self.assertEqual(said[-1], common.SELFCHECK)
+
+    def test_a_method_typed_outside_the_class_is_said_so(self):
+        typed = lesson_with(STATE_IN_CLASS, STATE_OUTSIDE)
+        said = self.said_by_a_lab(typed, lambda module: module.BPE.train('aab', 1).state())
+        self.assertTrue(any('state is typed outside class BPE' in line for line in said), said)
+
+    def test_a_classmethod_left_out_is_said_where_the_lab_calls_train(self):
+        typed = lesson_with('    @classmethod\n', '')
+        said = self.said_by_a_lab(typed, lambda module: module.BPE.train('aab', 1))
+        self.assertTrue(any('put @classmethod on the line above def train' in line for line in said), said)
+
+    def test_ctrl_c_in_a_loop_that_never_ends_says_where_it_was(self):
+        typed = lesson_with('            i += 1\n    return result', '            i += 1\n'
+                            '        if i > 3:\n            raise KeyboardInterrupt\n    return result')
+        code, said, _ = self.said_by_a_lab(typed, lambda module: module.BPE.train('aaaab', 1),
+                                           KeyboardInterrupt, common.ending)
+        line = typed.splitlines().index('            raise KeyboardInterrupt') + 1
+        train = typed.splitlines().index('            ids = merge(ids, pair, new_id)') + 1
+        self.assertEqual((code, said[0], said[-1]), (130, 'interrupted', common.SELFCHECK))
+        self.assertEqual(said[1], f'it was in tokenizer.py, line {train} in train, then line {line} '
+                                  'in merge: does a loop there end?')
+
+    def test_an_error_of_the_labs_own_is_not_blamed_on_the_learner(self):
+        said = self.said_by_a_lab(LESSON, lambda module: module.BPE.train('aab', 1).no_such_thing())
+        self.assertIsNone(said)
 
 
 class CommandLineTest(unittest.TestCase):

@@ -10,10 +10,11 @@ An answer is [state, lines], the state one of
 check() reads the file, finds which parts are typed, runs the rules of those parts in a
 child (lab/selfcheck/runner.py) and puts the child's answers and what is typed together.
 A file Python cannot read is checked up to the part it cannot read: the parts before it
-get their rules, that part fails with the SyntaxError, the parts after it are to type.
+get their rules, that part fails with the SyntaxError, the parts typed after it wait for it.
 """
 import ast
 import concurrent.futures
+import difflib
 import tempfile
 from pathlib import Path
 
@@ -30,18 +31,26 @@ class Unreadable(Exception):
 
 def typed_names(source):
     """The names of the lesson's parts that source has: 'merge', 'BPE', 'BPE.train', ...,
-    '__main__'. A SyntaxError when it does not parse."""
+    '__main__'. A SyntaxError when it does not parse. A method typed outside class BPE, or
+    with a slip in its name (__int__), counts as typed: its rules run and their hint says so."""
     tree = ast.parse(source)
     names = {'<file>'} if tree.body else set()  # anything typed at all: the imports' rule can run
+    functions, methods = set(), set()
     for node in tree.body:
         if isinstance(node, ast.FunctionDef):
             names.add(node.name)
+            functions.add(node.name)
         elif isinstance(node, ast.ClassDef):
             names.add(node.name)
-            names.update(f'{node.name}.{item.name}' for item in node.body
-                         if isinstance(item, ast.FunctionDef))
+            if node.name == 'BPE':
+                methods.update(item.name for item in node.body if isinstance(item, ast.FunctionDef))
         elif isinstance(node, ast.If) and '__main__' in ast.dump(node.test):
             names.add('__main__')
+    if 'BPE' in names:
+        own = methods - set(explain.METHODS)  # encode is not a slip for decode
+        slips = {name for name in explain.METHODS if name not in methods and
+                 (name in functions or difflib.get_close_matches(name, own, 1, 0.7))}
+        names.update(f'BPE.{name}' for name in methods | slips)
     return names
 
 
@@ -62,16 +71,18 @@ def read(path):
 
 
 def readable_part(source):
-    """(the part of source Python can read, the SyntaxError's lines and its part, or None): a file
-    that does not parse is cut where the part holding its error starts."""
+    """(the part of source Python can read, None or (the part holding the SyntaxError, its lines,
+    the parts typed after it)): a file that does not compile is cut where that part starts. Compiled, not only
+    parsed: a return outside its function is found here, in its part."""
     try:
-        ast.parse(source)
+        compile(source, 'tokenizer.py', 'exec', dont_inherit=True)
         return source, None
     except SyntaxError as error:  # also IndentationError and TabError
         part = explain.part_of_line(source, error.lineno or 1)
         first = min([line for line, p in explain.parts_by_line(source) if p == part], default=1)
         said = explain.explain(error, error.filename or '', source)
-        return ''.join(source.splitlines(keepends=True)[:first - 1]), (part, said)
+        later = sorted({p for _, p in explain.parts_by_line(source) if p > part})  # typed, not read
+        return ''.join(source.splitlines(keepends=True)[:first - 1]), (part, said, later)
 
 
 def check(path, lesson_text=None):
@@ -143,9 +154,12 @@ def copy_for_check(source, folder, lesson_text):
 def verdicts(typed, found, broken=None):
     """One answer for each rule: the child's, unless its part is not typed (todo) or a rule of an
     earlier part it calls has failed (not_checked, naming that part); a part Python could not
-    read fails (SYNTAX) and the parts after it are todo."""
+    read fails (SYNTAX), and the parts after it are not checked (typed) or todo."""
     answers, failed_parts = {}, set()
     for name, part in PART_OF.items():
+        if broken and part in broken[2]:  # typed, but Python stopped reading before it
+            answers[name] = ['not_checked', [['not_checked_syntax', {'part': str(broken[0])}]]]
+            continue
         if broken and part >= broken[0] or not rules.NEEDS[name] <= typed:
             answers[name] = ['todo', None]
             continue

@@ -12,8 +12,11 @@ A part is found by the line: parts_by_line() reads where each part of the lesson
 the file (def merge, class BPE, def train, ...), so a SyntaxError, which stops Python
 before any function exists, is still filed under the part being typed.
 """
+import ast
+import difflib
 import os
 import re
+import sys
 import traceback
 
 # Where each part of the lesson starts: (part, a line that starts it). Part 6 starts at the
@@ -31,6 +34,11 @@ IMPORTS = {'json': 'import json', 'Counter': 'from collections import Counter',
            'os': 'import os', 'sys': 'import sys', 'collections': 'import collections', 're': 'import re'}
 # an endless loop, by the function it was in when time ran out
 LOOPS = {'merge': 'hint.loop_merge', 'train': 'hint.loop_train'}
+# what the lesson's BPE has, and the part that types each
+METHODS = {'__init__': 2, 'train': 3, 'encode': 4, 'decode': 5, 'state': 5}
+ATTRIBUTES = ['vocab', 'merges', 'chars']  # set in __init__ as self.NAME
+# Python's words for a BPE (the class or one made of it) without an attribute
+NO_ATTRIBUTE = re.compile(r"(?:'BPE' object|type object 'BPE') has no attribute '(\w+)'")
 
 
 def parts_by_line(source):
@@ -54,39 +62,65 @@ def part_of_line(source, line):
     return max([part for first, part in parts_by_line(source) if first <= line], default=0)
 
 
-def where(error, path):
+def where(error, path, source='', settled=()):
     """(line, function) of the last place in the file at path that error passed through, or
     (None, None). The function is the one written in the file: a comprehension inside it
-    (<listcomp>, <genexpr> before Python 3.12) is named by the function around it."""
+    (<listcomp>, <genexpr> before Python 3.12) is named by the function around it. Places in
+    the settled parts (whose rules all hold) are passed over while another is left: train that
+    never ends is found in train, not in the merge it happened to be calling then."""
     mine = os.path.realpath(path)
     if isinstance(error, SyntaxError) and os.path.realpath(error.filename or '') == mine:
         return error.lineno, None
     frames = [f for f in traceback.extract_tb(error.__traceback__) if os.path.realpath(f.filename) == mine]
+    unsettled = [f for f in frames if part_of_line(source, f.lineno) not in settled]
+    frames = frames[:frames.index(unsettled[-1]) + 1] if settled and unsettled else frames
     if not frames:
         return None, None
     named = [f.name for f in frames if not f.name.startswith('<') or f.name == '<module>']
     return frames[-1].lineno, (named or [None])[-1]
 
 
-def explain(error, path, source, seconds=None):
+def explain(error, path, source, seconds=None, settled=()):
     """Lines that say what error, raised by the file at path (holding source), means: the error,
-    its line and function, a hint for the usual slips, and the part of the lesson to look at."""
+    its line and function, a hint for the usual slips, and the part of the lesson to look at
+    (settled: the parts whose rules all hold, where an error that passed through them is not
+    looked for first)."""
     kind = type(error).__name__
     detail = f'{seconds} s' if isinstance(error, TimeoutError) and seconds else \
         error.msg if isinstance(error, SyntaxError) else str(error)
-    line, function = where(error, path)
+    detail = detail.replace(os.path.dirname(os.__file__) + os.sep, '')  # Python's own folder says nothing
+    line, function = where(error, path, source, settled)
     said = [['raised', {'error': f'{kind}: {detail}' if detail else kind}]]
     if line:
         in_function = function and function != '<module>'
         said.append(['at_line', {'line': str(line), 'function': function}] if in_function
                     else ['at_line_only', {'line': str(line)}])
     hint = hint_for(error, kind, detail, function, source_line(source, line))
+    if (not hint or hint[0] == f'error.{kind}') and discards_training(source):
+        hint = 'hint.train_result', {'part': '6'}
     if hint:
         said.append(['hint', {'text': hint[0], **hint[1]}])
-    part = 0 if hint and hint[0] == 'hint.missing_import' else part_of_line(source, line) if line else None
+    if hint and 'part' in hint[1]:  # the hint knows better than the line where to look
+        part = hint[1]['part']
+    elif hint and hint[0] == 'hint.missing_import':
+        part = 0
+    else:
+        part = part_of_line(source, line) if line else None
     if part is not None:
         said.append(['look', {'where': f'part.{part}'}])
     return said
+
+
+def discards_training(source):
+    """Whether source calls something.train(...) as a statement of its own: train makes a new
+    tokenizer and returns it, so one that is not kept is lost."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return any(isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and
+               isinstance(node.value.func, ast.Attribute) and node.value.func.attr == 'train'
+               for node in ast.walk(tree))
 
 
 def source_line(source, line):
@@ -109,8 +143,39 @@ def hint_for(error, kind, detail, function, code):
         return 'hint.index', {}
     if kind == 'AttributeError' and detail.startswith("'NoneType' object"):
         return 'hint.none', {}
+    lacking = NO_ATTRIBUTE.match(detail) if kind == 'AttributeError' else None
+    if lacking or kind == 'TypeError' and detail.startswith('BPE() takes no arguments'):
+        found = missing_from_bpe(lacking.group(1) if lacking else '__init__')
+        if found:
+            return found
+    if kind == 'NameError' and function in METHODS and missing and missing.group(1) in ATTRIBUTES:
+        return 'hint.self', {'name': missing.group(1)}
+    if kind in ('SyntaxError', 'IndentationError') and 'outside' in detail:  # a return or break
+        return 'hint.outside', {}
+    if kind == 'IndentationError' and detail.startswith('expected an indented block'):
+        return 'hint.body', {}
     if kind == 'TimeoutError':
         return LOOPS.get(function, 'error.TimeoutError'), {}
     if kind in KNOWN_ERRORS:
         return f'error.{kind}', {}
     return None
+
+
+def missing_from_bpe(name):
+    """(hint key, fields) for a name the lesson's BPE has and the one in tokenizer.py lacks: typed
+    outside the class, typed with a slip, not typed yet, or an attribute set without self."""
+    module = sys.modules.get('tokenizer')
+    bpe = getattr(module, 'BPE', None)
+    if name in ATTRIBUTES:
+        return 'hint.self_attribute', {'name': name, 'part': '2'}
+    if name not in METHODS or not isinstance(bpe, type):
+        return None
+    part = str(METHODS[name])
+    if callable(vars(module).get(name)):  # a function of the file itself, not of every module
+        return 'hint.outside_class', {'name': name, 'part': part}
+    typed = [key for key, value in vars(bpe).items() if key not in METHODS and  # not a slip for another
+             (callable(value) or isinstance(value, classmethod))]
+    close = difflib.get_close_matches(name, typed, 1, 0.7)
+    if close:
+        return 'hint.misspelled', {'name': name, 'typed': close[0], 'part': part}
+    return 'hint.not_typed', {'name': name, 'part': part}

@@ -83,17 +83,19 @@ def report(words, answers, shown_file):
             out += said_lines(words, answers[names[0]][1], shown_file)
         else:
             out.append(title)
-            before = None
+            before, failed = None, False
             for name in names:
                 answer = answers[name]
                 if mistake(answer) is not None and mistake(answer) == mistake(before):
                     shown = ['failed', [['same_as_above', {}]]]  # one mistake said once
                 elif answer[0] == 'not_checked' and answer == before:
                     shown = ['not_checked', None]  # and why, once
+                elif answer[0] == 'failed' and failed:  # often the first one's mistake again, seen
+                    shown = ['failed', [line for line in answer[1] if line[0] != 'look']]  # otherwise
                 else:
                     shown = answer
                 out += rule_lines(words, name, shown, shown_file)
-                before = answer
+                before, failed = answer, failed or answer[0] == 'failed'
     lines, status = summary(words, answers)
     return out + lines, status
 

@@ -159,6 +159,7 @@ def run_job(folder, names):
     rules.lesson_text()  # read before your code runs: nothing it does to the folder changes it
     source = Path('tokenizer.py').read_text(encoding='utf-8', errors='replace')
     stuck = set()  # the parts whose code did not finish a rule: the rules that call them would wait too
+    held, broke = set(), set()  # the parts with a rule that held, that did not
     for name in names:
         if rules.CALLS[name] & stuck:
             yield name, ['not_checked', [['not_checked_stuck', {}]]]
@@ -175,15 +176,17 @@ def run_job(folder, names):
         except BaseException as e:  # the learner's code failed: say what and where, in their file
             if isinstance(e, KeyboardInterrupt):
                 raise
+            settled = held - broke - {rules.PART_OF[name]}  # the earlier parts whose rules all hold
             if isinstance(e, TooLong):  # said as the TimeoutError it is, where it was when time ran out
                 e = TimeoutError().with_traceback(e.__traceback__)
-                line, _ = explain.where(e, 'tokenizer.py')
+                line, _ = explain.where(e, 'tokenizer.py', source, settled)
                 stuck.add(explain.part_of_line(source, line) if line else rules.PART_OF[name])
-            answer = ['failed', explain.explain(e, 'tokenizer.py', source, seconds)]
+            answer = ['failed', explain.explain(e, 'tokenizer.py', source, seconds, settled)]
             if name == 'rule_imports':
                 stuck.update(rules.PARTS)  # nothing can run without the file
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
+        (held if answer[0] == 'passed' else broke).add(rules.PART_OF[name])
         yield name, answer
 
 
