@@ -51,12 +51,13 @@ A_TEXT_FILE = 'give a UTF-8 text file'
 def read_bytes(path, fix, limit=None):
     """The bytes of a regular file, at most limit of them; ValueError for anything else."""
     try:
-        info = os.stat(path)
-        if stat.S_ISDIR(info.st_mode):
+        if os.path.isdir(path):
             raise ValueError(f'{path} is a folder, not a file: {fix}')
-        if not stat.S_ISREG(info.st_mode):  # a device or a pipe may never end
-            raise ValueError(f'{path} is not a regular file (a device or a pipe?): {fix}')
-        with open(path, 'rb') as f:
+        # opened without waiting (a pipe with no writer would wait for ever), then looked at
+        # through what was opened: what the name points to cannot change in between
+        with open(os.open(path, os.O_RDONLY | getattr(os, 'O_NONBLOCK', 0)), 'rb') as f:
+            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):  # a device or a pipe may never end
+                raise ValueError(f'{path} is not a regular file (a device or a pipe?): {fix}')
             data = f.read(-1 if limit is None else limit + 1)
     except FileNotFoundError:
         raise ValueError(f'{path} does not exist: {fix}') from None
@@ -283,6 +284,48 @@ def fingerprint(tok):
     """sha256 of the canonical JSON of the state: the same for the same tokenizer, however saved."""
     canonical = json.dumps(state_of(tok), ensure_ascii=False, separators=(',', ':'))
     return hashlib.sha256(canonical.encode('utf-8')).hexdigest()
+
+
+# Children ---------------------------------------------------------------------------
+
+def run_bounded(argv, cwd, seconds, kept=65536):
+    """(exit status, the last kept bytes of stdout, of stderr, as text) of a child that runs
+    code nobody reviewed (tokenizer.py is imported in it): at most seconds long, its output
+    never held whole (a million prints cost nothing), and it and every process it started in
+    its group killed when it ends. ValueError when it cannot start or takes too long."""
+    import subprocess
+    import threading
+    try:
+        child = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, start_new_session=True)
+    except OSError as e:  # no more processes allowed (ulimit -u), or no memory for one
+        raise ValueError(f'cannot start a process ({e.strerror})') from None
+    tails = {}
+
+    def keep_end(name, stream):
+        end = b''
+        for chunk in iter(lambda: stream.read(65536), b''):
+            end = (end + chunk)[-kept:]
+        tails[name] = end.decode('utf-8', 'replace')
+    readers = [threading.Thread(target=keep_end, args=(name, stream), daemon=True)
+               for name, stream in [('out', child.stdout), ('err', child.stderr)]]
+    for reader in readers:
+        reader.start()
+    try:
+        child.wait(timeout=seconds)
+    except subprocess.TimeoutExpired:
+        raise ValueError(f'a child process took over {seconds:,} s and was stopped') from None
+    finally:
+        try:
+            os.killpg(child.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        child.wait()
+        for reader, stream in zip(readers, [child.stdout, child.stderr]):
+            reader.join(timeout=1)  # a process that left the group may hold a pipe: not waited for
+            if not reader.is_alive():
+                stream.close()
+    return child.returncode, tails.get('out', ''), tails.get('err', '')
 
 
 # Writing ----------------------------------------------------------------------------

@@ -24,7 +24,6 @@ Try next: python3 -m lab.speed ../my-book.txt --merges 5000 --jobs 2
 import argparse
 import json
 import os
-import subprocess
 import sys
 import sysconfig
 import time
@@ -45,6 +44,9 @@ except ImportError:
 LESSON_CHARS = 200_000  # the lesson's trainer needs about a second a merge for this much text
 CORPUS_SIZE = 12_000_000  # characters of standard library source for --make-corpus
 MEASURABLE_FROM = 100_000  # characters: on less, timings are mostly the cost of starting
+# seconds one measurement may take before it is stopped: Swann's Way (1 MB, 10,000 merges)
+# takes about 2 s to train; an hour is room for a text a thousand times larger
+CHILD_SECONDS = 3600
 ANSWER = '@@lab.speed '  # starts a child's answer, so that a print in tokenizer.py is never read as one
 
 
@@ -110,18 +112,16 @@ def measure_lesson(path, merges):
 
 def in_fresh_python(*args):
     """Run this lab with args in a fresh Python: its figures, as a dict."""
-    try:
-        done = subprocess.run([sys.executable, '-m', 'lab.speed', *map(str, args)], cwd=common.ROOT,
-                              capture_output=True, text=True, encoding='utf-8')
-    except OSError as e:  # no more processes allowed (ulimit -u), or no memory for one
-        raise ValueError(f'cannot start a process to measure in ({e.strerror})') from None
-    if done.returncode:
-        last = (done.stderr.strip().splitlines() or ['it failed'])[-1]
+    code, out, err = common.run_bounded([sys.executable, '-m', 'lab.speed', *map(str, args)], common.ROOT,
+                                        CHILD_SECONDS)
+    if code:
+        last = (err.strip().splitlines() or ['it failed'])[-1]
         raise ValueError(last.removeprefix('lab.speed: '))  # the child's own message, said once
-    # the marked line: a print in tokenizer.py is not it, and one without a newline may stand before it
-    answers = [line[line.index(ANSWER) + len(ANSWER):] for line in done.stdout.splitlines() if ANSWER in line]
+    # the marked line, printed last: a print in tokenizer.py is not it, and one without a newline
+    # may stand before it
+    answers = [line[line.index(ANSWER) + len(ANSWER):] for line in out.splitlines() if ANSWER in line]
     if not answers:
-        raise ValueError(f'a child of lab.speed gave no figures: {common.clip(done.stdout, 40)!r}')
+        raise ValueError(f'a child of lab.speed gave no figures: {common.clip(out, 40)!r}')
     return json.loads(answers[-1])
 
 

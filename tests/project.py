@@ -187,3 +187,17 @@ def tokenizer_inside(root):
             if isinstance(e.code, str):
                 err.write(e.code + '\n')
     return types.SimpleNamespace(returncode=code, stdout=out.getvalue(), stderr=err.getvalue())
+
+
+def alive(pid):
+    """Whether process pid still runs: one that has ended but not been waited for (a zombie,
+    left to whichever process adopts it) does not."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:
+        with open(f'/proc/{pid}/stat') as stat:
+            return ') Z ' not in stat.read()
+    except OSError:  # no /proc (macOS): it answered the signal
+        return True

@@ -20,7 +20,7 @@ from lab import fast, fast_bpe
 from lab.fast import encoding, letters, training
 from lab.common import has_lines
 from lab.kinds import CharBPE
-from tests.project import ROOT, TEXT, copy_project, inside, run
+from tests.project import ROOT, TEXT, alive, copy_project, inside, run
 from tests.test_fuzz import fuzz_texts
 from tokenizer import BPE
 
@@ -220,14 +220,6 @@ def workers_at_work(folder, count, seconds=20):
             return pids
         time.sleep(0.05)
     raise AssertionError(f'{count} workers did not start')
-
-
-def alive(pid):
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return Path(f'/proc/{pid}/stat').exists() and ' Z ' not in Path(f'/proc/{pid}/stat').read_text()
 
 
 @unittest.skipUnless(os.name == 'posix' and Path('/proc').is_dir(), 'needs POSIX signals and /proc')

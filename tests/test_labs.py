@@ -2,8 +2,9 @@
 import argparse
 import json
 import os
-import random
+import sys
 import tempfile
+import time
 import unicodedata
 import unittest
 from array import array
@@ -13,7 +14,7 @@ from unittest import mock
 from lab import (audit, common, compare, compression, fast, kinds, merge_order, normalize, prepare, show,
                  special, vocab_curve)
 from lab.kinds import KINDS, ByteBPE, SpecialBPE
-from tests.project import MIXED, READS_TEXT, ROOT, TEXT, copy_project, inside, run, run_inside, trained
+from tests.project import MIXED, READS_TEXT, ROOT, TEXT, alive, copy_project, inside, run, run_inside, trained
 from tokenizer import BPE
 
 
@@ -338,14 +339,37 @@ class SpeedTest(unittest.TestCase):
         self.assertIn('--make-corpus', done.stdout)
         self.assertNotIn('B/char', done.stdout)
 
-    def test_a_text_large_enough_is_measured(self):
+    def test_a_text_large_enough_is_measured_even_by_a_tokenizer_py_that_prints_megabytes(self):
         root = copy_project(self)
-        rng = random.Random(3)
-        (root / 'mid.txt').write_text(''.join(rng.choice('abcdefgh ij\n') for _ in range(110_000)))
-        done = inside(root, 'speed', 'mid.txt', '--merges', '20', '--lesson-merges', '1')
-        self.assertEqual(done.returncode, 0, done.stderr)
-        row = next(line for line in done.stdout.splitlines() if line.startswith('mid.txt'))
-        self.assertEqual(row.split()[1:3], ['110,000', '20'])
+        tokenizer = root / 'tokenizer.py'
+        tokenizer.write_text("print('debug ' * 2**20, end='')\n" + tokenizer.read_text(encoding='utf-8'),
+                             encoding='utf-8')
+        (root / 'mid.txt').write_text('abcd efgh\n' * 11_000, encoding='utf-8')
+        done = run(root, '-m', 'lab.speed', 'mid.txt', '--merges', '5', '--lesson-merges', '1')
+        self.assertEqual(done.returncode, 0, done.stderr[-500:])
+        row = next(line for line in done.stdout.splitlines() if line.startswith('mid.txt'))  # its own import
+        self.assertEqual(row.split()[1:3], ['110,000', '5'])  # printed too: the figures of its children
+
+
+class BoundedChildTest(unittest.TestCase):
+    """common.run_bounded: the children that import a tokenizer.py nobody reviewed (lab.speed's)."""
+
+    def test_a_child_that_prints_without_end_is_kept_to_its_last_bytes(self):
+        code, out, err = common.run_bounded(
+            [sys.executable, '-c', "print('x' * 2**20 * 30); print('@@last')"], ROOT, 60, kept=1000)
+        self.assertEqual((code, len(out), out.split()[-1]), (0, 1000, '@@last'))
+
+    def test_a_child_that_never_ends_is_stopped_with_what_it_started(self):
+        folder = tempfile.TemporaryDirectory()
+        self.addCleanup(folder.cleanup)
+        pid_file = Path(folder.name) / 'pid'
+        code = (f'import os, time\nif os.fork() == 0:\n'
+                f'    open({str(pid_file)!r}, "w").write(str(os.getpid()))\n    time.sleep(60)\n'
+                'time.sleep(60)')
+        with self.assertRaisesRegex(ValueError, 'took over 0.5 s and was stopped'):
+            common.run_bounded([sys.executable, '-c', code], ROOT, 0.5)
+        time.sleep(0.2)
+        self.assertFalse(alive(int(pid_file.read_text())))
 
 
 class SpeedFilesTest(unittest.TestCase):

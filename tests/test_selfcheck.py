@@ -22,8 +22,8 @@ from unittest import mock
 
 from lab import common
 from lab.selfcheck import __main__ as command
-from lab.selfcheck import check, explain, report, rules
-from tests.project import ENGLISH, LESSON_FILES, ROOT, copy_project, inside, run, run_inside
+from lab.selfcheck import check, explain, report, rules, runner
+from tests.project import ENGLISH, LESSON_FILES, ROOT, alive, copy_project, inside, run, run_inside
 
 LESSON = (LESSON_FILES / 'tokenizer.py').read_text(encoding='utf-8')
 # (a typing mistake as a change to the lesson-style file, the rule its first FAILED must be)
@@ -300,6 +300,85 @@ class LabsMeetAnUnfinishedFileTest(unittest.TestCase):
     def test_an_error_of_the_labs_own_is_not_blamed_on_the_learner(self):
         said = self.said_by_a_lab(LESSON, lambda module: module.BPE.train('aab', 1).no_such_thing())
         self.assertIsNone(said)
+
+
+def after_main(code):
+    """The lesson's file with code run at the end of its __main__ block, as python3 tokenizer.py."""
+    return LESSON + ''.join(f'    {line}\n' for line in code.splitlines())
+
+
+@unittest.skipUnless(os.name == 'posix', 'needs POSIX processes')
+class HostileLearnerFileTest(unittest.TestCase):
+    """The tutor runs code nobody reviewed: whatever it does, the tutor answers in bounded time
+    and memory, and nothing it started is left running."""
+
+    def setUp(self):
+        folder = tempfile.TemporaryDirectory()
+        self.addCleanup(folder.cleanup)
+        self.folder = folder.name
+
+    def test_a_tokenizer_json_that_is_a_pipe_or_a_device_is_not_waited_for(self):
+        fifo = after_main("import os\nos.remove('data/tokenizer.json')\nos.mkfifo('data/tokenizer.json')")
+        zero = after_main("import os\nos.remove('data/tokenizer.json')\n"
+                          "os.symlink('/dev/zero', 'data/tokenizer.json')")
+        started = time.monotonic()
+        for answers in check.check_many([fifo, zero], check.lesson()):
+            self.assertEqual(answers[rules.COMMAND_LINE][0], 'failed')
+            self.assertIn(['no_tokenizer_json', {}], answers[rules.COMMAND_LINE][1])
+        self.assertLess(time.monotonic() - started, 30)
+
+    def test_a_process_that_leaves_the_childs_group_is_not_waited_for_and_is_killed(self):
+        pids = os.path.join(self.folder, 'pids')
+        typed = (f'import os, time\nif os.fork() == 0:\n    os.setsid()\n'
+                 f'    open({pids!r}, "a").write(f"{{os.getpid()}}\\n")\n    time.sleep(60)\n'
+                 '    os._exit(0)\n') + LESSON
+        started = time.monotonic()
+        answers = check.check_many([typed], check.lesson())[0]
+        self.assertLess(time.monotonic() - started, 20)  # not the child's whole time limit
+        self.assertEqual({state for state, _ in answers.values()}, {'passed'})
+        with open(pids) as file:
+            left = [int(pid) for pid in file.read().split()]
+        self.assertTrue(left)
+        time.sleep(0.2)
+        self.assertEqual([pid for pid in left if alive(pid)], [])
+
+    def test_code_that_swallows_the_timer_is_ended_by_the_tutor(self):
+        typed = LESSON.replace('    result, i = [], 0\n', '    while True:\n        try:\n'
+                               '            time.sleep(1)\n        except BaseException:\n'
+                               '            pass\n', 1)
+        typed = typed.replace('import json\n', 'import json\nimport time\n', 1)
+        with mock.patch.object(runner, 'SECONDS', 0.04):  # the tutor's own wait, not the child's
+            started = time.monotonic()
+            answers = check.check_many([typed], check.lesson())[0]
+        self.assertLess(time.monotonic() - started, 15)
+        self.assertEqual(answers['rule_merge_copies'][0], 'failed')
+
+    def test_a_million_prints_cost_the_tutor_nothing(self):
+        typed = LESSON.replace('import json\n', "import json\nprint('x' * 2**20 * 20)\n", 1)
+        answers = check.check_many([typed], check.lesson())[0]
+        self.assertEqual({state for state, _ in answers.values()}, {'passed'})
+
+    def test_a_file_that_deletes_its_own_folder_gets_an_answer_for_every_rule(self):
+        typed = LESSON.replace('import json\n', 'import json\nimport os\nimport shutil\n'
+                               "shutil.rmtree(os.getcwd(), ignore_errors=True)\n", 1)
+        answers = check.check_many([typed], check.lesson())[0]
+        self.assertEqual(set(answers), set(rules.PART_OF))  # the second child may find no file: any
+        self.assertLessEqual({state for state, _ in answers.values()}, {'passed', 'failed', 'not_checked'})
+
+    def test_an_expression_too_deep_for_python_is_one_line(self):
+        path = os.path.join(self.folder, 'tokenizer.py')
+        with open(path, 'w', encoding='utf-8') as file:
+            file.write('x = 1' + ' + 1' * 3000 + '\n' + 'y = ' + '-' * 100_000 + '1\n')
+        with self.assertRaises(check.Unreadable) as raised:
+            check.check(path)
+        self.assertEqual(raised.exception.args[0][0], 'file_too_deep')
+
+    def test_a_file_to_check_that_is_a_pipe_is_one_line(self):
+        path = os.path.join(self.folder, 'tokenizer.py')
+        os.mkfifo(path)
+        with self.assertRaises(check.Unreadable) as raised:
+            check.read(path)
+        self.assertEqual(raised.exception.args[0][0], 'file_not_regular')
 
 
 class CommandLineTest(unittest.TestCase):

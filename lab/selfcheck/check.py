@@ -15,12 +15,15 @@ get their rules, that part fails with the SyntaxError, the parts typed after it 
 import ast
 import concurrent.futures
 import difflib
+import os
+import stat
 import tempfile
 from pathlib import Path
 
 from lab.selfcheck import explain, rules, runner
 from lab.selfcheck.rules import PART_OF
 
+TYPED_LIMIT = 2**20  # bytes: the lesson's file is about 2,500; nobody types a megabyte
 SYNTAX = 'rule_syntax'  # not a rule the child runs: Python could not read the part
 LESSON = Path(__file__).resolve().parent.parent / 'lesson_train.txt'
 
@@ -55,14 +58,23 @@ def typed_names(source):
 
 
 def read(path):
-    """The text of the file to check; Unreadable when it is missing or not UTF-8."""
+    """The text of the file to check; Unreadable when it is missing, not a regular file (a pipe
+    or a device could keep the tutor waiting for ever), larger than anyone types, or not UTF-8."""
     try:
-        data = Path(path).read_bytes()
+        if os.path.isdir(path):
+            raise IsADirectoryError
+        # as common.read_bytes: a pipe with no writer is not waited for
+        with open(os.open(path, os.O_RDONLY | getattr(os, 'O_NONBLOCK', 0)), 'rb') as file:
+            if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
+                raise Unreadable(['file_not_regular', {'file': str(path)}])
+            data = file.read(TYPED_LIMIT + 1)
     except IsADirectoryError:
         raise Unreadable(['file_folder', {'file': str(path)}]) from None
     except OSError as e:
         raise Unreadable(['file_missing' if isinstance(e, FileNotFoundError) else 'file_unreadable',
                           {'file': str(path), 'why': e.strerror or str(e)}]) from None
+    if len(data) > TYPED_LIMIT:
+        raise Unreadable(['file_too_large', {'file': str(path), 'most': f'{TYPED_LIMIT:,}'}])
     try:
         return data.decode('utf-8-sig')
     except UnicodeDecodeError as e:
@@ -89,7 +101,10 @@ def check(path, lesson_text=None):
     """{rule name: answer} for the tokenizer.py at path, in the order the lesson teaches them."""
     source = read(path)
     lesson_text = lesson_text or lesson()
-    checked, broken = readable_part(source)
+    try:
+        checked, broken = readable_part(source)
+    except (RecursionError, MemoryError):  # Python's own parser gives up: 3,000 terms in a sum, say
+        raise Unreadable(['file_too_deep', {'file': str(path)}]) from None
     return check_many([checked], lesson_text, [broken])[0]
 
 

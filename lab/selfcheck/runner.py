@@ -13,7 +13,8 @@ lesson's settings.json and data/train.txt, and starts a child there that:
     code prints can be taken for one.
 The tutor waits at most a few seconds a rule, keeps only the end of what the child writes
 to stderr, and kills the child's whole process group when it is done, when time runs out,
-or when the tutor itself is stopped (Ctrl-C, SIGTERM): nothing of it outlives the tutor.
+or when the tutor itself is stopped (Ctrl-C, SIGTERM), then, on Linux, any process of the
+child's that left the group: nothing of it outlives the tutor.
 """
 import atexit
 import contextlib
@@ -36,7 +37,7 @@ FILE_SIZE = 2**26  # bytes a file the child writes may have (data/tokenizer.json
 PRINTED = 64 * 1024  # characters of what tokenizer.py prints that are kept to compare
 KEPT = 4096  # bytes of the child's stderr kept, for when it dies without an answer
 ROOT = Path(__file__).resolve().parent.parent.parent
-LIVE = set()  # the process groups of the children running now, killed when the tutor exits
+LIVE = {}  # the process groups of the children running now, and their marks: killed when the tutor exits
 
 
 # In the tutor -----------------------------------------------------------------------------------
@@ -49,14 +50,16 @@ def run(jobs, seed='0'):
     read_end, write_end = os.pipe()
     code = (f'import sys; sys.path.insert(1, {str(ROOT)!r}); '
             'from lab.selfcheck.runner import serve; serve()')
-    env = dict(os.environ, PYTHONHASHSEED=seed, PYTHONIOENCODING='utf-8', PYTHONDONTWRITEBYTECODE='1')
+    mark = f'{os.getpid()}-{id(jobs)}-{seed}'  # inherited by every process the child starts
+    env = dict(os.environ, PYTHONHASHSEED=seed, PYTHONIOENCODING='utf-8', PYTHONDONTWRITEBYTECODE='1',
+               XSLM_TUTOR_CHILD=mark)
     try:
         child = subprocess.Popen([sys.executable, '-c', code, str(write_end), json.dumps(jobs)],
                                  cwd=jobs[0][0], env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                  stderr=subprocess.PIPE, pass_fds=(write_end,), start_new_session=True)
     finally:
         os.close(write_end)
-    LIVE.add(child.pid)
+    LIVE[child.pid] = mark
     answers, tail = [], []
     readers = [threading.Thread(target=read_answers, args=(read_end, answers), daemon=True),
                threading.Thread(target=read_tail, args=(child.stderr, tail), daemon=True)]
@@ -70,6 +73,7 @@ def run(jobs, seed='0'):
     finally:
         kill(child.pid)
         child.wait()
+        kill_strays(mark)
     for reader in readers:
         reader.join(timeout=1)  # a process that left the group may hold the pipe: do not wait for it
     child.stderr.close()
@@ -84,15 +88,19 @@ def run(jobs, seed='0'):
 
 
 def read_answers(fd, answers, most=2**22):
-    """The child's answers, one JSON line each, until the pipe closes (at most most bytes)."""
+    """The child's answers, one JSON line each, kept as each comes (a process your code started
+    and sent away may hold the pipe open after the child has ended), until the pipe closes or
+    most bytes have come."""
     with os.fdopen(fd, 'rb') as pipe:
-        data = pipe.read(most)
-    for line in data.splitlines():
-        try:
-            n, name, answer = json.loads(line)
-        except (ValueError, TypeError):
-            continue
-        answers.append((n, name, answer))
+        for line in iter(lambda: pipe.readline(most), b''):
+            most -= len(line)
+            if most <= 0:
+                return
+            try:
+                n, name, answer = json.loads(line)
+            except (ValueError, TypeError):
+                continue
+            answers.append((n, name, answer))
 
 
 def read_tail(stream, tail):
@@ -109,13 +117,26 @@ def kill(pid):
         os.killpg(pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
-    LIVE.discard(pid)
+    LIVE.pop(pid, None)
+
+
+def kill_strays(mark):
+    """Kill the processes your code started that left the child's process group (os.setsid):
+    on Linux they are found by the mark in their environment, which they inherited."""
+    wanted = f'XSLM_TUTOR_CHILD={mark}'.encode()
+    for entry in Path('/proc').glob('[0-9]*') if sys.platform.startswith('linux') else []:
+        try:
+            if wanted in (entry / 'environ').read_bytes().split(b'\0'):
+                os.kill(int(entry.name), signal.SIGKILL)
+        except (OSError, ValueError):  # gone already, or not ours to read
+            continue
 
 
 @atexit.register
 def kill_all():
-    for pid in list(LIVE):
+    for pid, mark in list(LIVE.items()):
         kill(pid)
+        kill_strays(mark)
 
 
 # In the child -----------------------------------------------------------------------------------
@@ -191,11 +212,22 @@ def run_job(folder, names):
 
 
 class Printed(io.StringIO):
-    """What tokenizer.py prints, kept up to PRINTED characters."""
+    """What tokenizer.py prints: its first PRINTED characters, and its last PRINTED, where the
+    lesson's two lines are (a million debug prints before them cost nothing)."""
+
+    def __init__(self):
+        super().__init__()
+        self.last = ''
 
     def write(self, text):
         room = PRINTED - self.tell()
-        return super().write(text[:max(room, 0)]) if room > 0 else len(text)
+        if room > 0:
+            super().write(text[:room])
+        self.last = (self.last + text[max(room, 0):][-PRINTED:])[-PRINTED:]
+        return len(text)
+
+    def getvalue(self):
+        return super().getvalue() + ('\n' + self.last if self.last else '')
 
 
 def command_line(source):
@@ -218,9 +250,10 @@ def command_line(source):
     if not common.has_lines('\n'.join(lines), want):
         return ['failed', [['command_printed', {'got': repr([line[:60] for line in lines[:4]])}],
                            ['lesson', {'want': repr(want)}], ['look', {'where': 'look.command_print'}]]]
-    if not saved.is_file():
+    try:  # read as every lab reads a tokenizer: a pipe, a device, a folder or a huge file is none
+        raw = common.read_bytes(saved, '', common.TOKENIZER_LIMIT).decode('utf-8', 'replace')
+    except ValueError:
         return ['failed', [['no_tokenizer_json', {}], ['look', {'where': 'look.command_save'}]]]
-    raw = saved.read_text(encoding='utf-8', errors='replace')
     try:
         state = json.loads(raw)
     except (ValueError, RecursionError):
