@@ -491,6 +491,16 @@ def table(rows, right=()):
     return '\n'.join(lines)
 
 
+def figure(n):
+    """A count as a table shows it: exact, with commas, below a million; then three significant
+    digits and M or G (1.04M, 52.4M, 9.88G), so that a column stays narrow whatever the text."""
+    if n < 1_000_000:
+        return f'{n:,}'
+    if n < 999_500_000:  # 999.5M would round to 1e+03M
+        return f'{n / 1e6:.3g}M'
+    return f'{n / 1e9:.3g}G' if n < 999_500_000_000 else f'{n / 1e9:,.0f}G'
+
+
 def percentile(values, p):
     """Nearest-rank percentile of a non-empty list: a value that occurs in it."""
     ordered = sorted(values)

@@ -47,7 +47,7 @@ KINDS = [  # the first that matches names the line
     ('numbers', re.compile(r'\d')),
 ]
 HEADER = ['text', 'lines', 'chars', 'tokens', 'ch/tok', 'B/tok', 'unknown', 'p50', 'p95', 'p99']
-NAME_COLUMNS = 16  # a longer file name is cut, so that the table fits 80 columns with millions in it
+NAME_COLUMNS = 16  # a longer file name is cut: to fewer columns when the figures need them
 
 
 def kind_of(line):
@@ -58,9 +58,10 @@ def measure(name, tok, encode, lines):
     """One table row for lines (each without its newline)."""
     c = common.count_lines(tok, encode, lines)
     tokens = max(c['tokens'], 1)
-    return [name, str(c['lines']), f"{c['chars']:,}", f"{c['tokens']:,}", f"{c['chars'] / tokens:.2f}",
-            f"{c['bytes'] / tokens:.2f}", f"{sum(c['unknown'].values()) / max(c['chars'], 1):.1%}",
-            *(str(common.percentile(c['per_line'], p)) for p in (50, 95, 99))]
+    return [name, common.figure(c['lines']), common.figure(c['chars']), common.figure(c['tokens']),
+            f"{c['chars'] / tokens:.2f}", f"{c['bytes'] / tokens:.2f}",
+            f"{sum(c['unknown'].values()) / max(c['chars'], 1):.1%}",
+            *(common.figure(common.percentile(c['per_line'], p)) for p in (50, 95, 99))]
 
 
 def report(tok, named_texts, slices=True):
@@ -68,20 +69,24 @@ def report(tok, named_texts, slices=True):
     rows = [HEADER]
     for name, text in named_texts:
         lines = common.lines_of(text)
-        name = common.shown(name)
-        while common.width(name) > NAME_COLUMNS:  # cut by the columns shown: Hangul takes two
-            name = name[:-2] + '~'
-        rows.append(measure(name, tok, encode, lines))
+        rows.append(measure(common.shown(name), tok, encode, lines))
         by_kind = {}
         for line in lines:
             if line.strip():  # a blank line is of no kind
                 by_kind.setdefault(kind_of(line), []).append(line)
         if slices and len(by_kind) > 1:  # a row for each kind of line, in order of first appearance
             rows += [measure(f'  {kind}', tok, encode, part) for kind, part in by_kind.items()]
+    figures = max(map(common.width, common.table([row[1:] for row in rows]).splitlines()))
+    most = max(min(NAME_COLUMNS, 80 - 2 - figures), 4)  # the names take what the figures leave
+    for row in rows[1:]:
+        while common.width(row[0]) > most:  # cut by the columns shown: Hangul takes two
+            row[0] = row[0][:-2] + '~'
     print(common.table(rows, right=range(1, len(HEADER))))
     print('\nchars, tokens: of the lines, newlines not counted; ch/tok, B/tok: characters and')
     print('UTF-8 bytes per token; unknown: share of the characters that became id 0;')
     print('p50/p95/p99: tokens per line (nearest rank)')
+    if any(cell[-1:] in ('M', 'G') for row in rows[1:] for cell in row[1:]):
+        print('M, G: millions, billions, to three digits')
 
 
 def main():

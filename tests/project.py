@@ -80,12 +80,14 @@ def use_lesson_files(root, labs=False):
 
 
 def kill_while_writing(test, code, args, cwd, path, wholes, rounds, seed):
-    """Start a process that writes path again and again (code), kill it at seeded random
-    moments, and check each time that path holds one of wholes: never a torn file."""
+    """Start rounds processes that write path again and again (code), side by side, kill them
+    one by one at seeded random moments, and check after each that path holds one of wholes:
+    never a torn file, whatever the moment and whoever else is writing."""
     rng = random.Random(seed)
-    for _ in range(rounds):
-        writer = subprocess.Popen([sys.executable, '-c', code, *args], cwd=cwd)
-        time.sleep(0.15 + rng.random() * 0.15)
+    writers = [subprocess.Popen([sys.executable, '-c', code, *args], cwd=cwd) for _ in range(rounds)]
+    time.sleep(0.15)  # started, and writing
+    for writer in writers:
+        time.sleep(rng.random() * 0.08)
         writer.kill()
         writer.wait()
         test.assertIn(path.read_text(encoding='utf-8'), wholes)
@@ -103,18 +105,24 @@ def run(root, *args, cwd=None, env=None, stdin=None, timeout=120):
 ENGLISH = {'LANGUAGE': '', 'LC_ALL': '', 'LC_MESSAGES': '', 'LANG': 'C.UTF-8'}
 
 
-def run_inside(root, name, *args, encoding='utf-8', env=None):
+def run_inside(root, name, *args, encoding='utf-8', env=None, reader_gone=False):
     """(exit status, stdout, stderr) of python3 -m lab.NAME args, run in this process, in root:
     the same code as in a process of its own, without the cost of starting Python. env: more
-    of the environment (the locale is English unless it says otherwise)."""
+    of the environment (the locale is English unless it says otherwise). reader_gone: stdout
+    is a pipe whose reader has closed it, as | head leaves it (then nothing is read back)."""
     out, err = io.BytesIO(), io.StringIO()
+    if reader_gone:
+        read, write = os.pipe()
+        os.close(read)
+        out = io.FileIO(write, 'w')  # writing to it raises BrokenPipeError, as in a lab's process
     stdout = io.TextIOWrapper(out, encoding=encoding, write_through=True)
     code = 0
     with contextlib.chdir(root) if hasattr(contextlib, 'chdir') else working_in(root), \
             mock.patch.object(sys, 'argv', [name, *args]), mock.patch.object(sys, 'stdout', stdout), \
             mock.patch.object(sys, 'stderr', err), mock.patch.dict(os.environ, {**ENGLISH, **(env or {})}):
         # runpy warns when the module it runs as __main__ is imported already (by a test, say)
-        imported = sys.modules.pop(f'lab.{name}', None)
+        imported = {module: sys.modules.pop(module) for module in [f'lab.{name}', f'lab.{name}.__main__']
+                    if module in sys.modules}
         try:
             runpy.run_module(f'lab.{name}', run_name='__main__', alter_sys=True)
         except SystemExit as e:
@@ -122,8 +130,13 @@ def run_inside(root, name, *args, encoding='utf-8', env=None):
             if isinstance(e.code, str):
                 err.write(e.code + '\n')
         finally:
-            if imported:
-                sys.modules[f'lab.{name}'] = imported
+            sys.modules.update(imported)
+    if reader_gone:
+        try:
+            stdout.close()
+        except OSError:  # what was left in its buffer has nowhere to go
+            pass
+        return code, '', err.getvalue()
     return code, out.getvalue().decode(encoding), err.getvalue()
 
 
@@ -171,6 +184,22 @@ def learners_tokenizer(root):
             sys.modules.pop('tokenizer', None)
         else:
             sys.modules['tokenizer'] = ours
+
+
+def script_inside(root, script, *args):
+    """(exit status, stdout, stderr) of python3 SCRIPT args in root, run in this process (a lab
+    typed from the lesson, say: a script, not a module of the lab package)."""
+    out, err, code = io.StringIO(), io.StringIO(), 0
+    with contextlib.chdir(root) if hasattr(contextlib, 'chdir') else working_in(root), \
+            mock.patch.object(sys, 'argv', [script, *args]), contextlib.redirect_stdout(out), \
+            contextlib.redirect_stderr(err):
+        try:
+            runpy.run_path(str(Path(root) / script), run_name='__main__')
+        except SystemExit as e:
+            code = e.code if isinstance(e.code, int) else 1
+            if isinstance(e.code, str):
+                err.write(e.code + '\n')
+    return code, out.getvalue(), err.getvalue()
 
 
 def tokenizer_inside(root):

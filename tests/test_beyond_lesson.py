@@ -23,7 +23,8 @@ from unittest import mock
 import tokenizer
 from lab.selfcheck import check
 from tests import test_toolkit
-from tests.project import LESSON_FILES, TEXT, copy_project, kill_while_writing, ours, run, tokenizer_inside
+from tests.project import (LESSON_FILES, TEXT, copy_project, inside, kill_while_writing, ours, run,
+                           script_inside, tokenizer_inside)
 from tokenizer import BPE
 
 
@@ -386,12 +387,13 @@ class LessonLabsExtrasTest(unittest.TestCase):
         root = copy_project(self)
         for name in ['bpe_trace', 'unknown', 'token_count']:
             with self.subTest(name):
-                done = run(root, f'lab/{name}.py')
                 hint = f'run this lab from the project folder as: python3 -m lab.{name}\n'
-                self.assertEqual(done.stderr, hint)
+                self.assertEqual(script_inside(root, f'lab/{name}.py'), (1, '', hint))
+        whole = run(root, 'lab/bpe_trace.py')  # and in a process of its own, where lab cannot be imported
+        self.assertEqual(whole.stderr, hint.replace('token_count', 'bpe_trace'))
 
     def test_unknown_says_to_train_first_when_no_tokenizer_is_saved(self):
-        done = run(copy_project(self), '-m', 'lab.unknown')
+        done = inside(copy_project(self), 'unknown')
         self.assertEqual((done.returncode, done.stdout), (1, ''))
         self.assertIn('python3 tokenizer.py', done.stderr)
         self.assertEqual(len(done.stderr.splitlines()), 1)
@@ -401,7 +403,7 @@ class LessonLabsExtrasTest(unittest.TestCase):
         state = BPE.train(TEXT, 12).state()
         state['vocab'][30] = 'A:'
         (root / 'data' / 'tokenizer.json').write_text(json.dumps(state), encoding='utf-8')
-        done = run(root, '-m', 'lab.unknown')
+        done = inside(root, 'unknown')
         self.assertEqual(done.returncode, 1)
         self.assertEqual(done.stderr.count('\n'), 1, done.stderr)
         self.assertIn("vocab[30] is 'A:'", done.stderr)
@@ -414,7 +416,7 @@ class LessonLabsExtrasTest(unittest.TestCase):
         self.assertTrue(seen.endswith(b'\r' + b' ' * 79 + b'\r'), seen[-100:])  # cleared at the end
 
     def test_token_count_names_a_missing_file(self):
-        done = run(copy_project(self), '-m', 'lab.token_count', 'nope.txt')
+        done = inside(copy_project(self), 'token_count', 'nope.txt')
         self.assertEqual(done.returncode, 1)
         self.assertIn('nope.txt', done.stderr)
 

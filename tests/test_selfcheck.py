@@ -18,6 +18,7 @@ import tempfile
 import time
 import types
 import unittest
+from pathlib import Path
 from unittest import mock
 
 from lab import common
@@ -312,20 +313,41 @@ class HostileLearnerFileTest(unittest.TestCase):
     """The tutor runs code nobody reviewed: whatever it does, the tutor answers in bounded time
     and memory, and nothing it started is left running."""
 
+    # files that end, checked together in one child (and one for the hash seed)
+    TOGETHER = {
+        'fifo': after_main("import os\nos.remove('data/tokenizer.json')\nos.mkfifo('data/tokenizer.json')"),
+        'zero': after_main("import os\nos.remove('data/tokenizer.json')\n"
+                           "os.symlink('/dev/zero', 'data/tokenizer.json')"),
+        'prints': LESSON.replace('import json\n', "import json\nprint('x' * 2**20 * 20)\n", 1),
+        'deletes': LESSON.replace('import json\n', 'import json\nimport os\nimport shutil\n'
+                                  "shutil.rmtree(os.getcwd(), ignore_errors=True)\n", 1),
+    }
+
+    @classmethod
+    def setUpClass(cls):
+        started = time.monotonic()
+        cls.answers = dict(zip(cls.TOGETHER, check.check_many(list(cls.TOGETHER.values()), check.lesson())))
+        cls.seconds = time.monotonic() - started
+
     def setUp(self):
         folder = tempfile.TemporaryDirectory()
         self.addCleanup(folder.cleanup)
         self.folder = folder.name
 
     def test_a_tokenizer_json_that_is_a_pipe_or_a_device_is_not_waited_for(self):
-        fifo = after_main("import os\nos.remove('data/tokenizer.json')\nos.mkfifo('data/tokenizer.json')")
-        zero = after_main("import os\nos.remove('data/tokenizer.json')\n"
-                          "os.symlink('/dev/zero', 'data/tokenizer.json')")
-        started = time.monotonic()
-        for answers in check.check_many([fifo, zero], check.lesson()):
-            self.assertEqual(answers[rules.COMMAND_LINE][0], 'failed')
-            self.assertIn(['no_tokenizer_json', {}], answers[rules.COMMAND_LINE][1])
-        self.assertLess(time.monotonic() - started, 30)
+        for name in ['fifo', 'zero']:
+            answer = self.answers[name][rules.COMMAND_LINE]
+            self.assertEqual(answer[0], 'failed')
+            self.assertIn(['no_tokenizer_json', {}], answer[1])
+        self.assertLess(self.seconds, 30)
+
+    def test_a_million_prints_cost_the_tutor_nothing(self):
+        self.assertEqual({state for state, _ in self.answers['prints'].values()}, {'passed'})
+
+    def test_a_file_that_deletes_its_own_folder_gets_an_answer_for_every_rule(self):
+        answers = self.answers['deletes']
+        self.assertEqual(set(answers), set(rules.PART_OF))  # the second child may find no file: any
+        self.assertLessEqual({state for state, _ in answers.values()}, {'passed', 'failed', 'not_checked'})
 
     def test_a_process_that_leaves_the_childs_group_is_not_waited_for_and_is_killed(self):
         pids = os.path.join(self.folder, 'pids')
@@ -347,23 +369,11 @@ class HostileLearnerFileTest(unittest.TestCase):
                                '            time.sleep(1)\n        except BaseException:\n'
                                '            pass\n', 1)
         typed = typed.replace('import json\n', 'import json\nimport time\n', 1)
-        with mock.patch.object(runner, 'SECONDS', 0.04):  # the tutor's own wait, not the child's
+        with mock.patch.object(runner, 'SECONDS', 0.02):  # the tutor's own wait, not the child's
             started = time.monotonic()
             answers = check.check_many([typed], check.lesson())[0]
         self.assertLess(time.monotonic() - started, 15)
         self.assertEqual(answers['rule_merge_copies'][0], 'failed')
-
-    def test_a_million_prints_cost_the_tutor_nothing(self):
-        typed = LESSON.replace('import json\n', "import json\nprint('x' * 2**20 * 20)\n", 1)
-        answers = check.check_many([typed], check.lesson())[0]
-        self.assertEqual({state for state, _ in answers.values()}, {'passed'})
-
-    def test_a_file_that_deletes_its_own_folder_gets_an_answer_for_every_rule(self):
-        typed = LESSON.replace('import json\n', 'import json\nimport os\nimport shutil\n'
-                               "shutil.rmtree(os.getcwd(), ignore_errors=True)\n", 1)
-        answers = check.check_many([typed], check.lesson())[0]
-        self.assertEqual(set(answers), set(rules.PART_OF))  # the second child may find no file: any
-        self.assertLessEqual({state for state, _ in answers.values()}, {'passed', 'failed', 'not_checked'})
 
     def test_an_expression_too_deep_for_python_is_one_line(self):
         path = os.path.join(self.folder, 'tokenizer.py')
@@ -412,7 +422,7 @@ class CommandLineTest(unittest.TestCase):
         for name, said in [('nope.py', 'nope.py 파일이 없습니다'),
                            ('cp949.py', 'UTF-8이 아닙니다 (1번째 줄)'), ('data', '폴더입니다')]:
             with self.subTest(name):
-                done = self.tutor(None, '--lang', 'ko', name=name)
+                done = inside(self.root, 'selfcheck', name, '--lang', 'ko')  # no child: nothing to run
                 self.assertEqual((done.returncode, done.stderr.count('\n')), (1, 1), done.stderr)
                 self.assertIn(said, done.stderr)
                 self.assertEqual(wider_than_80(done.stderr), [])
@@ -519,21 +529,36 @@ class CatalogTest(unittest.TestCase):
                     words = re.findall(r'[A-Za-z_]\w*', text)
                     self.assertEqual([word for word in words if word not in code], [])
 
-    def test_a_damaged_catalog_is_one_line_or_falls_back_to_english(self):
-        root = copy_project(self, parts=['tokenizer.py', 'lab'])
-        locale = root / 'lab' / 'locale'
+    def test_a_damaged_catalog_falls_back_to_english_for_what_it_lacks(self):
+        locale = self.locale_copy()
         ko = json.loads((locale / 'ko.json').read_text(encoding='utf-8'))
         del ko['summary']
         ko['heading'] = ['fine', 3]  # a wrong type
         saved = '\ufeff' + json.dumps(ko, ensure_ascii=False)  # with a byte order mark, as Notepad saves
         (locale / 'ko.json').write_text(saved, encoding='utf-8')
-        done = run(root, '-m', 'lab.selfcheck', '--lang', 'ko')
-        self.assertEqual(done.returncode, 0, done.stderr)
-        self.assertIn('of the 20 rules of the parts you typed hold', done.stdout)  # English, for that one
+        with mock.patch.object(report, 'LOCALE', locale):
+            words = report.catalog('ko')
+            every_rule_held = {name: ['passed', None] for name in rules.PART_OF}
+            lines, status = report.report(words, every_rule_held, 'tokenizer.py')
+        self.assertEqual(status, 0)
+        self.assertIn('20 of the 20 rules of the parts you typed hold', lines)  # English, for that one
+        self.assertEqual(words['part.1'], ko['part.1'])  # Korean for the rest
+
+    def test_a_catalog_that_cannot_be_read_is_one_line_naming_it(self):
+        locale = self.locale_copy()
         (locale / 'en.json').write_text('{"heading": ', encoding='utf-8')
-        done = run(root, '-m', 'lab.selfcheck')
-        self.assertEqual((done.returncode, done.stderr.count('\n')), (1, 1), done.stderr)
-        self.assertIn('en.json', done.stderr)
+        with mock.patch.object(report, 'LOCALE', locale):
+            code, out, err = run_inside(ROOT, 'selfcheck')
+        self.assertEqual((code, err.count('\n')), (1, 1), err)
+        self.assertIn('en.json', err)
+
+    def locale_copy(self):
+        folder = tempfile.TemporaryDirectory()
+        self.addCleanup(folder.cleanup)
+        locale = Path(folder.name)
+        for path in report.LOCALE.glob('*.json'):
+            (locale / path.name).write_bytes(path.read_bytes())
+        return locale
 
 
 if __name__ == '__main__':

@@ -99,7 +99,7 @@ def watch(path, words, shown_file):
             except check.Unreadable as e:  # a file being saved may be empty or missing for a moment
                 print(common.shown(report.render(words, *e.args[0])), flush=True)
             print(words['watching'], flush=True)
-        time.sleep(0.5)  # twice a second: quick enough to feel instant, idle otherwise
+        time.sleep(0.2)  # five times a second: a save feels answered at once, and a stat costs nothing
 
 
 def stop_on_sigterm(*_):
