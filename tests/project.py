@@ -1,4 +1,5 @@
 """Run the project's commands end to end in a throwaway copy, so tests never touch the checkout."""
+import concurrent.futures
 import contextlib
 import io
 import os
@@ -8,6 +9,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import types
 from pathlib import Path
@@ -72,6 +74,21 @@ def copy_project(test, parts=PARTS):
     return root
 
 
+def started(function, *args, **kwargs):
+    """function(*args, **kwargs), begun now in a thread of its own: a Future whose .result() a
+    test takes later. For work that waits on a process, so that the process runs on the other
+    core while the tests before it run on this one. The thread ends with the work."""
+    future = concurrent.futures.Future()
+
+    def work():
+        try:
+            future.set_result(function(*args, **kwargs))
+        except BaseException as e:  # given to whoever takes the result
+            future.set_exception(e)
+    threading.Thread(target=work, daemon=True).start()
+    return future
+
+
 def use_lesson_files(root, labs=False):
     """Put the lesson-style tokenizer.py (and, with labs, the lesson's three labs) in root."""
     shutil.copy(LESSON_FILES / 'tokenizer.py', root / 'tokenizer.py')
@@ -79,15 +96,20 @@ def use_lesson_files(root, labs=False):
         shutil.copy(LESSON_FILES / lab, root / lab)
 
 
-def kill_while_writing(test, code, args, cwd, path, wholes, rounds, seed):
-    """Start rounds processes that write path again and again (code), side by side, kill them
-    one by one at seeded random moments, and check after each that path holds one of wholes:
-    never a torn file, whatever the moment and whoever else is writing."""
+def kill_while_writing(test, code, args, cwd, path, wholes, rounds, seed, together=False):
+    """Start a process that writes path again and again (code), kill it at a seeded random
+    moment, and check that path holds one of wholes: never a torn file; rounds times. together:
+    the rounds' processes all write side by side (a writer that refuses to replace what another
+    has just written must not be run so), killed one by one."""
     rng = random.Random(seed)
-    writers = [subprocess.Popen([sys.executable, '-c', code, *args], cwd=cwd) for _ in range(rounds)]
-    time.sleep(0.15)  # started, and writing
-    for writer in writers:
-        time.sleep(rng.random() * 0.08)
+    writers = []
+    for n in range(rounds):
+        if n == 0 or not together:
+            writers = [subprocess.Popen([sys.executable, '-c', code, *args], cwd=cwd)
+                       for _ in range(rounds if together else 1)]
+            time.sleep(0.15)  # started, and writing
+        writer = writers[n if together else 0]
+        time.sleep(rng.random() * (0.08 if together else 0.15))
         writer.kill()
         writer.wait()
         test.assertIn(path.read_text(encoding='utf-8'), wholes)

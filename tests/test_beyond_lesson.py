@@ -265,7 +265,7 @@ class SaveTest(unittest.TestCase):
         code = ('from pathlib import Path; from tokenizer import save\n'
                 'while True:\n    for mark in "AB": save(mark * 500000, Path("tokenizer.json"))')
         wholes = {'{"old": true}\n', 'A' * 500000, 'B' * 500000}
-        kill_while_writing(self, code, [], self.root, self.path, wholes, rounds=5, seed=4)
+        kill_while_writing(self, code, [], self.root, self.path, wholes, rounds=5, seed=4, together=True)
 
     def test_ctrl_c_on_the_command_line_is_one_line(self):
         root = copy_project(self)

@@ -18,7 +18,7 @@ from lab.kinds import KINDS, ByteBPE, CharBPE, PieceBPE, SpecialBPE, WordBPE
 from lab.kinds.byte import FIRST_BYTE, FIRST_MERGE
 from lab.kinds.patterns import PIECE_PATTERNS, compiled
 from lab.kinds.word import END
-from tests.project import MIXED, ROOT, TEXT
+from tests.project import MIXED, ROOT, TEXT, started
 from tests.test_fuzz import fuzz_texts
 from tokenizer import BPE, merge
 
@@ -70,9 +70,10 @@ class ShapeTest(unittest.TestCase):
         # str hashes change from process to process; a set or dict order must never decide a tie
         code = ('import json; from tests.test_kinds import trained; '  # marked: tokenizer.py may print too
                 'print("@@states", json.dumps([[name, tok.state()] for name, _, _, tok in trained()]))')
-        printed = [subprocess.run([sys.executable, '-c', code], cwd=ROOT, capture_output=True, text=True,
-                                  env=dict(os.environ, PYTHONHASHSEED=seed), timeout=120).stdout
-                   for seed in ('0', '1')]
+        runs = [started(subprocess.run, [sys.executable, '-c', code], cwd=ROOT, capture_output=True,
+                        text=True, env=dict(os.environ, PYTHONHASHSEED=seed), timeout=120)
+                for seed in ('0', '1')]
+        printed = [run.result().stdout for run in runs]  # side by side
         states = [next(line.split('@@states ', 1)[1] for line in out.splitlines() if '@@states ' in line)
                   for out in printed]
         self.assertTrue(states[0].startswith('[["lesson"'), states[0][:200])

@@ -2,6 +2,7 @@
 import argparse
 import json
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -14,8 +15,28 @@ from unittest import mock
 from lab import (audit, common, compare, compression, fast, kinds, merge_order, normalize, prepare, show,
                  special, vocab_curve)
 from lab.kinds import KINDS, ByteBPE, SpecialBPE
-from tests.project import MIXED, READS_TEXT, ROOT, TEXT, alive, copy_project, inside, run, run_inside, trained
+from tests.project import (MIXED, READS_TEXT, ROOT, TEXT, alive, copy_project, inside, run, run_inside,
+                           started, trained)
 from tokenizer import BPE
+
+
+def setUpModule():
+    # lab.speed's run waits on six processes: begun now, it runs while the tests before it do
+    global MEASURED
+    folder = tempfile.TemporaryDirectory()
+    unittest.addModuleCleanup(folder.cleanup)
+    root = Path(folder.name)
+    for part in ['lab', 'tokenizer.py', 'settings.json']:
+        (shutil.copytree if (ROOT / part).is_dir() else shutil.copy)(ROOT / part, root / part)
+    tokenizer = root / 'tokenizer.py'
+    tokenizer.write_text("print('debug ' * 2**20, end='')\n" + tokenizer.read_text(encoding='utf-8'),
+                         encoding='utf-8')
+    (root / 'mid.txt').write_text('abcd efgh\n' * 11_000, encoding='utf-8')
+    MEASURED = started(run, root, '-m', 'lab.speed', 'mid.txt', '--merges', '5', '--lesson-merges', '1')
+
+
+def tearDownModule():
+    MEASURED.exception()  # the run ends before its folder is removed
 
 
 class MergeOrderTest(unittest.TestCase):
@@ -340,12 +361,7 @@ class SpeedTest(unittest.TestCase):
         self.assertNotIn('B/char', done.stdout)
 
     def test_a_text_large_enough_is_measured_even_by_a_tokenizer_py_that_prints_megabytes(self):
-        root = copy_project(self)
-        tokenizer = root / 'tokenizer.py'
-        tokenizer.write_text("print('debug ' * 2**20, end='')\n" + tokenizer.read_text(encoding='utf-8'),
-                             encoding='utf-8')
-        (root / 'mid.txt').write_text('abcd efgh\n' * 11_000, encoding='utf-8')
-        done = run(root, '-m', 'lab.speed', 'mid.txt', '--merges', '5', '--lesson-merges', '1')
+        done = MEASURED.result()
         self.assertEqual(done.returncode, 0, done.stderr[-500:])
         row = next(line for line in done.stdout.splitlines() if line.startswith('mid.txt'))  # its own import
         self.assertEqual(row.split()[1:3], ['110,000', '5'])  # printed too: the figures of its children

@@ -3,7 +3,7 @@ import json
 import unittest
 
 from lab.common import has_lines
-from tests.project import ROOT, TEXT, copy_project, run
+from tests.project import ROOT, TEXT, copy_project, run, started
 from tokenizer import BPE
 
 # The lesson's printed figures, copied here so the project checks itself.
@@ -56,10 +56,10 @@ class DefaultDataTest(unittest.TestCase):
 class LessonOutputTest(unittest.TestCase):
     """Each command runs in a fresh copy of the project, as a learner would run it."""
 
-    def assert_prints(self, root, args, name):
+    def assert_prints(self, root, args, name, done=None):
         """The lesson's lines are among what it prints, whole and in order: a learner's tokenizer.py
         may print more (the project's own prints exactly them: ../shared's check and test_beyond_lesson)."""
-        done = run(root, *args)
+        done = done or run(root, *args)
         self.assertEqual(done.returncode, 0, done.stderr)
         self.assertTrue(has_lines(done.stdout, LESSON[name].splitlines()), done.stdout)
         self.assertEqual(done.stderr, '')
@@ -75,9 +75,11 @@ class LessonOutputTest(unittest.TestCase):
     def test_each_lab_prints_the_lesson_figures(self):
         root = copy_project(self)
         run(root, 'tokenizer.py')
-        for name in ['lab.bpe_trace', 'lab.unknown', 'lab.token_count']:
+        labs = ['lab.bpe_trace', 'lab.unknown', 'lab.token_count']
+        runs = {name: started(run, root, '-m', name) for name in labs}  # side by side
+        for name in labs:
             with self.subTest(name):
-                self.assert_prints(root, ['-m', name], name)
+                self.assert_prints(root, ['-m', name], name, runs[name].result())
 
 
 if __name__ == '__main__':

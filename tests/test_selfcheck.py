@@ -23,8 +23,8 @@ from unittest import mock
 
 from lab import common
 from lab.selfcheck import __main__ as command
-from lab.selfcheck import check, explain, report, rules, runner
-from tests.project import ENGLISH, LESSON_FILES, ROOT, alive, copy_project, inside, run, run_inside
+from lab.selfcheck import check, explain, report, rules
+from tests.project import ENGLISH, LESSON_FILES, ROOT, alive, copy_project, inside, run, run_inside, started
 
 LESSON = (LESSON_FILES / 'tokenizer.py').read_text(encoding='utf-8')
 # (a typing mistake as a change to the lesson-style file, the rule its first FAILED must be)
@@ -109,9 +109,10 @@ CHECKING = concurrent.futures.ThreadPoolExecutor(1)  # TYPED checked once, while
 
 def check_typed():
     readable = [check.readable_part(source) for source in TYPED]
-    # a loop that never ends holds its child for the time limit: three children share them
+    # a loop that never ends holds its child for the time limit: three children share them, and
+    # the limit is a second, not the tutor's two (the lesson's code needs milliseconds)
     return check.check_many([source for source, _ in readable], check.lesson(),
-                            [broken for _, broken in readable], children=3)
+                            [broken for _, broken in readable], children=3, seconds=1)
 
 
 def setUpModule():
@@ -369,9 +370,9 @@ class HostileLearnerFileTest(unittest.TestCase):
                                '            time.sleep(1)\n        except BaseException:\n'
                                '            pass\n', 1)
         typed = typed.replace('import json\n', 'import json\nimport time\n', 1)
-        with mock.patch.object(runner, 'SECONDS', 0.02):  # the tutor's own wait, not the child's
-            started = time.monotonic()
-            answers = check.check_many([typed], check.lesson())[0]
+        started = time.monotonic()
+        # 0.03 s a rule: the tutor waits that long for each, then ends the child
+        answers = check.check_many([typed], check.lesson(), seconds=0.03)[0]
         self.assertLess(time.monotonic() - started, 15)
         self.assertEqual(answers['rule_merge_copies'][0], 'failed')
 
@@ -395,25 +396,30 @@ class CommandLineTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.root = copy_project(cls)
-
-    def tutor(self, text, *args, name='typed.py', env=None):
-        if text is not None:
-            (self.root / name).write_text(text, encoding='utf-8')
-        return run(self.root, '-m', 'lab.selfcheck', name, *args, timeout=60, env={**ENGLISH, **(env or {})})
-
-    def test_a_correct_file_passes_with_prints_of_any_kind_in_it(self):
+        # the runs that wait on the tutor's children, begun side by side now, taken by their tests
         prints = "print('loading...', end=' ')\nprint('@@selfcheck [1]')\n"  # no newline; the tutor's mark
         typed = LESSON.replace('import json\n', 'import json\n' + prints)
         typed = typed.replace('        for _ in range(count):\n', "        for _ in range(count):\n"
                                                                    "            print('.', end='')\n")
-        done = self.tutor(typed)
+        failing = lesson_with("print('vocab:'", "print(undefined_name, 'vocab:'")
+        cls.runs = {'prints': cls.tutor_ahead(typed, name='prints.py'),
+                    'failing': cls.tutor_ahead(failing, '--lang', 'ko', name='failing.py'),
+                    'watch': started(watch_a_learner_typing, cls.root)}
+
+    @classmethod
+    def tutor_ahead(cls, text, *args, name):
+        (cls.root / name).write_text(text, encoding='utf-8')
+        return started(run, cls.root, '-m', 'lab.selfcheck', name, *args, timeout=60, env=ENGLISH)
+
+    def test_a_correct_file_passes_with_prints_of_any_kind_in_it(self):
+        done = self.runs['prints'].result()
         self.assertEqual(done.returncode, 0, done.stdout)
 
     def test_a_failing_command_line_names_the_file_not_a_temporary_folder(self):
-        done = self.tutor(lesson_with("print('vocab:'", "print(undefined_name, 'vocab:'"), '--lang', 'ko')
+        done = self.runs['failing'].result()
         self.assertEqual(done.returncode, 1)
         self.assertIn("NameError: name 'undefined_name' is not", done.stdout)
-        self.assertIn('typed.py', done.stdout)
+        self.assertIn('failing.py', done.stdout)
         self.assertNotIn(str(self.root.parent), done.stdout)
         self.assertEqual(wider_than_80(done.stdout), [])
 
@@ -456,28 +462,35 @@ class CommandLineTest(unittest.TestCase):
 
     @unittest.skipUnless(hasattr(signal, 'SIGINT') and os.name == 'posix', 'needs POSIX signals')
     def test_watch_checks_again_when_the_file_is_saved_and_ctrl_c_ends_it(self):
-        path = self.root / 'watched.py'
-        path.write_text(LESSON[:LESSON.index('class BPE:')], encoding='utf-8')
-        command_line = [sys.executable, '-m', 'lab.selfcheck', 'watched.py', '--watch', '--lang', 'ko']
-        process = subprocess.Popen(command_line, cwd=self.root, stdout=subprocess.PIPE,
-                                   stderr=subprocess.PIPE, text=True,
-                                   env=dict(os.environ, PYTHONIOENCODING='utf-8'))
-        seen = []
+        seen, code, err = self.runs['watch'].result()
         words = report.catalog('ko')
-        for saved in [LESSON[:LESSON.index('    def encode')], LESSON]:
-            while words['watching'] not in seen[-1:]:  # the run before this save has ended
-                seen.append(process.stdout.readline().rstrip('\n'))
-            time.sleep(0.05)
-            path.write_text(saved, encoding='utf-8')
-            seen.append(process.stdout.readline().rstrip('\n'))
-        while words['watching'] not in seen[-1:]:
-            seen.append(process.stdout.readline().rstrip('\n'))
-        process.send_signal(signal.SIGINT)
-        out, err = process.communicate(timeout=30)
         nexts = [line for line in seen if line.startswith('다음에 입력할 파트')]
         self.assertEqual([line.split('.')[0][-1] for line in nexts], ['2', '4'])
         self.assertIn(words['all_hold'], seen)
-        self.assertEqual((process.returncode, err), (130, f"lab.selfcheck: {words['interrupted']}\n"))
+        self.assertEqual((code, err), (130, f"lab.selfcheck: {words['interrupted']}\n"))
+
+
+def watch_a_learner_typing(root):
+    """(the lines the tutor showed, its exit status, its stderr) while a learner, watched with
+    --watch, saves tokenizer.py twice (up to part 4, then whole) and presses Ctrl-C."""
+    path = root / 'watched.py'
+    path.write_text(LESSON[:LESSON.index('class BPE:')], encoding='utf-8')
+    command_line = [sys.executable, '-m', 'lab.selfcheck', 'watched.py', '--watch', '--lang', 'ko']
+    process = subprocess.Popen(command_line, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True, env=dict(os.environ, PYTHONIOENCODING='utf-8'))
+    seen = []
+    watching = report.catalog('ko')['watching']
+    for saved in [LESSON[:LESSON.index('    def encode')], LESSON]:
+        while watching not in seen[-1:]:  # the run before this save has ended
+            seen.append(process.stdout.readline().rstrip('\n'))
+        time.sleep(0.05)
+        path.write_text(saved, encoding='utf-8')
+        seen.append(process.stdout.readline().rstrip('\n'))
+    while watching not in seen[-1:]:
+        seen.append(process.stdout.readline().rstrip('\n'))
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=30)
+    return seen, process.returncode, err
 
 
 class LanguageTest(unittest.TestCase):

@@ -12,12 +12,9 @@ Two ways, each right where the other is slow
 A text of PARALLEL_FROM characters or more is cut into blocks of lines, encoded in one
 process per core.
 """
-import multiprocessing
 import os
 import signal
 import threading
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from collections import defaultdict
 from heapq import heapify, heappop, heappush
 from itertools import chain, compress, repeat
@@ -72,6 +69,8 @@ def in_processes(start, state, work, blocks, jobs):
     A process forked while another thread holds a lock (of an import, of a stream) waits for it
     for ever, so with other threads running the processes start afresh ('spawn'): a script that
     calls this from a thread then needs its if __name__ == '__main__', as multiprocessing says."""
+    import multiprocessing  # here, not above: most runs never start a process, and start faster without it
+    from concurrent.futures.process import BrokenProcessPool
     how = 'fork' if threading.active_count() == 1 and 'fork' in multiprocessing.get_all_start_methods() \
         else 'spawn'
     try:
@@ -93,6 +92,13 @@ def in_processes(start, state, work, blocks, jobs):
     except OSError as e:  # no more processes allowed (ulimit -u), or no memory for them
         raise ValueError(f'cannot start {jobs} processes to encode with ({e.strerror}): '
                          'use fewer --jobs') from None
+
+
+def ProcessPoolExecutor(*args, **kwargs):
+    """concurrent.futures.ProcessPoolExecutor, imported the first time it is needed (it brings
+    multiprocessing, pickle and sockets: a fifth of a lab's start)."""
+    from concurrent.futures import ProcessPoolExecutor as pool
+    return pool(*args, **kwargs)
 
 
 def ready(start, state):

@@ -115,9 +115,10 @@ def lesson():
         raise Unreadable(['lesson_missing', {'file': 'lab/lesson_train.txt'}]) from None
 
 
-def check_many(sources, lesson_text, broken=None, children=1):
+def check_many(sources, lesson_text, broken=None, children=1, seconds=runner.SECONDS):
     """check() for many readable sources at once, in that many children (and as many more for the
-    hash seed), run side by side: what the tests use, to start a few processes, not two a file."""
+    hash seed), run side by side, each rule given seconds: what the tests use, to start a few
+    processes, not two a file."""
     broken = broken or [None] * len(sources)
     with tempfile.TemporaryDirectory() as tmp:
         jobs, typed = [], []
@@ -131,14 +132,14 @@ def check_many(sources, lesson_text, broken=None, children=1):
         answers = [None] * len(runnable)
         groups = [runnable[n::children] for n in range(children)]  # every children-th job in each
         with concurrent.futures.ThreadPoolExecutor(children) as pool:
-            for n, group in enumerate(pool.map(run_children, groups)):
+            for n, group in enumerate(pool.map(run_children, groups, [seconds] * children)):
                 answers[n::children] = group
         found = iter(answers)
     return [verdicts(names, next(found) if job[1] else {}, wrong)
             for names, job, wrong in zip(typed, jobs, broken)]
 
 
-def run_children(jobs):
+def run_children(jobs, seconds=runner.SECONDS):
     """The child's answers for jobs, with rule_hash_seed compared with a second child's, under
     another PYTHONHASHSEED, run alongside."""
     if not jobs:
@@ -146,8 +147,8 @@ def run_children(jobs):
     seeded = [(folder, ['rule_imports', 'rule_hash_seed'])
               for folder, names in jobs if 'rule_hash_seed' in names]
     with concurrent.futures.ThreadPoolExecutor(1) as pool:
-        again = pool.submit(runner.run, seeded, '12345') if seeded else None
-        answers = runner.run(jobs)
+        again = pool.submit(runner.run, seeded, '12345', seconds) if seeded else None
+        answers = runner.run(jobs, '0', seconds)
         other = iter(again.result() if again else [])
     for (_, names), found in zip(jobs, answers):
         if 'rule_hash_seed' in names:

@@ -42,11 +42,11 @@ LIVE = {}  # the process groups of the children running now, and their marks: ki
 
 # In the tutor -----------------------------------------------------------------------------------
 
-def run(jobs, seed='0'):
+def run(jobs, seed='0', seconds=SECONDS):
     """[{rule: answer} for each job] for jobs [(folder, [rule names])], all in one child process
-    started with PYTHONHASHSEED=seed. An answer is a verdict ['passed' | 'failed' | 'not_checked',
-    lines or value]; a rule the child never answered (it was killed, or ran out of time) is
-    failed with the end of what it wrote to stderr."""
+    started with PYTHONHASHSEED=seed, each rule given seconds. An answer is a verdict ['passed' |
+    'failed' | 'not_checked', lines or value]; a rule the child never answered (it was killed, or
+    ran out of time) is failed with the end of what it wrote to stderr."""
     read_end, write_end = os.pipe()
     code = (f'import sys; sys.path.insert(1, {str(ROOT)!r}); '
             'from lab.selfcheck.runner import serve; serve()')
@@ -54,7 +54,7 @@ def run(jobs, seed='0'):
     env = dict(os.environ, PYTHONHASHSEED=seed, PYTHONIOENCODING='utf-8', PYTHONDONTWRITEBYTECODE='1',
                XSLM_TUTOR_CHILD=mark)
     try:
-        child = subprocess.Popen([sys.executable, '-c', code, str(write_end), json.dumps(jobs)],
+        child = subprocess.Popen([sys.executable, '-c', code, str(write_end), json.dumps(jobs), str(seconds)],
                                  cwd=jobs[0][0], env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                  stderr=subprocess.PIPE, pass_fds=(write_end,), start_new_session=True)
     finally:
@@ -66,7 +66,7 @@ def run(jobs, seed='0'):
     for reader in readers:
         reader.start()
     try:
-        child.wait(timeout=SECONDS * (sum(len(names) + 3 for _, names in jobs)))
+        child.wait(timeout=seconds * (sum(len(names) + 3 for _, names in jobs)))
         late = False
     except subprocess.TimeoutExpired:
         late = True
@@ -146,13 +146,13 @@ class TooLong(BaseException):
 
 
 def serve():
-    """The child's main: argv is the answer pipe's fd and the jobs, as JSON."""
-    fd, jobs = int(sys.argv[1]), json.loads(sys.argv[2])
+    """The child's main: argv is the answer pipe's fd, the jobs (as JSON) and a rule's seconds."""
+    fd, jobs, seconds = int(sys.argv[1]), json.loads(sys.argv[2]), float(sys.argv[3])
     limit_resources()
     answers = os.fdopen(fd, 'w', encoding='utf-8', buffering=1)
     signal.signal(signal.SIGALRM, time_is_up)
     for n, (folder, names) in enumerate(jobs):
-        for name, answer in run_job(folder, names):
+        for name, answer in run_job(folder, names, seconds):
             answers.write(json.dumps([n, name, answer]) + '\n')
     answers.close()
 
@@ -171,8 +171,9 @@ def limit_resources():
         pass
 
 
-def run_job(folder, names):
-    """(rule, answer) for each rule on the tokenizer.py in folder, in order."""
+def run_job(folder, names, seconds=SECONDS):
+    """(rule, answer) for each rule on the tokenizer.py in folder, in order, each given seconds
+    (the command line twice as many)."""
     os.chdir(folder)
     sys.modules.pop('tokenizer', None)
     sys.path[0] = folder  # as python3 tokenizer.py puts its own folder first
@@ -185,9 +186,9 @@ def run_job(folder, names):
         if rules.CALLS[name] & stuck:
             yield name, ['not_checked', [['not_checked_stuck', {}]]]
             continue
-        seconds = SECONDS * (2 if name == rules.COMMAND_LINE else 1)
+        limit = seconds * (2 if name == rules.COMMAND_LINE else 1)
         try:
-            signal.setitimer(signal.ITIMER_REAL, seconds, seconds)  # again if swallowed
+            signal.setitimer(signal.ITIMER_REAL, limit, limit)  # again if swallowed
             if name == rules.COMMAND_LINE:
                 answer = command_line(source)
             else:
@@ -202,7 +203,7 @@ def run_job(folder, names):
                 e = TimeoutError().with_traceback(e.__traceback__)
                 line, _ = explain.where(e, 'tokenizer.py', source, settled)
                 stuck.add(explain.part_of_line(source, line) if line else rules.PART_OF[name])
-            answer = ['failed', explain.explain(e, 'tokenizer.py', source, seconds, settled)]
+            answer = ['failed', explain.explain(e, 'tokenizer.py', source, limit, settled)]
             if name == 'rule_imports':
                 stuck.update(rules.PARTS)  # nothing can run without the file
         finally:
