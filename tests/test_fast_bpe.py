@@ -123,6 +123,15 @@ class ReplayTest(unittest.TestCase):
                 self.assertEqual(fast.encode(tok, text), tok.encode(text), (merges, text))
 
 
+    def test_a_merge_whose_new_id_is_no_place_in_vocab_gives_the_lessons_ids(self):
+        # -1, NaN (json.loads accepts it) or past the end: the lesson's encode puts it in the ids
+        for new in [-1, float('nan'), 3, 2.0]:
+            tok = BPE(['\ufffd', 'a', 'b'], [[[1, 2], new]])
+            for text in ['abab', 'xab\nab' * 3, 'ab' * (encoding.REPLAY_FROM // 2 + 1)]:
+                with self.subTest(new=new, chars=len(text)):
+                    self.assertEqual(repr(fast.encode(tok, text, jobs=1)), repr(tok.encode(text)))
+
+
 class FreeCodePointsTest(unittest.TestCase):
     """The engine writes each new token as a character the text does not use."""
 

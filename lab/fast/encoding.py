@@ -110,6 +110,8 @@ def ready(start, state):
 def encoder(tok):
     """A function that does tok.encode(text), fast: to encode many texts with one tokenizer."""
     size = len(tok.vocab)
+    if not all(type(i) is int and 0 <= i < size for pair, new in tok.merges for i in (*pair, new)):
+        return tok.encode  # a hand-made merge with an id that is no place in vocab (-1, NaN): as it says
     ranks, made = {}, []
     for rank, ((a, b), new) in enumerate(tok.merges):
         ranks.setdefault(a * size + b, rank)  # a repeated pair: the first merge takes it all
@@ -147,8 +149,8 @@ def made_as_train_makes(tok):
     known = set(tok.chars.values()) | {0}
     known.discard(tok.chars.get('\n'))
     for (a, b), new in tok.merges:
-        if a not in known or b not in known or new in known:
-            return False
+        if a not in known or b not in known or new in known or type(new) is not int or new < 0:
+            return False  # a new id of -1 or NaN (JSON allows it) is no id train makes
         known.add(new)
     return True
 
