@@ -78,8 +78,9 @@ def main():
     train_text, measured, figures = compare(text, args.merges, args.holdout)
     name = common.shown(args.file.name)
     if args.holdout:
+        held, lines = len(common.lines_of(measured)), len(common.lines_of(text))  # as many as can be
         where = (f'trained on {len(train_text):,} characters, measured on the {len(measured):,} held out '
-                 f'(the last {args.holdout:.0%} of the lines)')
+                 f'(the last {held:,} of its {lines:,} lines)')
     else:
         where = f'trained and measured on all {len(text):,} characters (--holdout to hold some out)'
     print(common.fill(f'{args.merges:,} merges asked of each kind on {name}; {where}') + '\n')

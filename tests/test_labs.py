@@ -457,6 +457,13 @@ class CompareTest(unittest.TestCase):
         with self.assertRaisesRegex(argparse.ArgumentTypeError, r'FILE goes before --holdout'):
             common.share(str(ROOT / 'data' / 'mixed.txt'))
 
+    def test_the_held_out_lines_said_are_the_lines_held_out(self):
+        root = copy_project(self)
+        (root / 'two.txt').write_text('Q: hi there\nA: hi there\n', encoding='utf-8')
+        done = inside(root, 'compare', 'two.txt', '--merges', '3', '--holdout', '0.99')
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertIn('(the last 1 of its 2 lines)', ' '.join(done.stdout.split()))  # not '99 %'
+
     def test_the_command_shows_a_row_and_a_cut_line_a_kind_within_80_columns(self):
         done = inside(copy_project(self), 'compare', 'data/mixed.txt', '--merges', '60', '--holdout')
         self.assertEqual(done.returncode, 0, done.stderr)
