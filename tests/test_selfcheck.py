@@ -384,6 +384,13 @@ class HostileLearnerFileTest(unittest.TestCase):
             check.check(path)
         self.assertEqual(raised.exception.args[0][0], 'file_too_deep')
 
+    def test_the_lessons_text_moved_away_is_one_line_saying_how_to_get_it_back(self):
+        with mock.patch.object(check, 'LESSON', Path(self.folder) / 'lesson_train.txt'):
+            code, out, err = run_inside(ROOT, 'selfcheck', '--lang', 'en')
+        self.assertEqual((code, out), (1, ''))
+        self.assertEqual(err, 'lab.selfcheck: lab/lesson_train.txt is missing, and the rules run on it: '
+                              'git checkout -- lab/lesson_train.txt\n')
+
     def test_a_file_to_check_that_is_a_pipe_is_one_line(self):
         path = os.path.join(self.folder, 'tokenizer.py')
         os.mkfifo(path)
