@@ -1,6 +1,6 @@
 """How fast lab.fast_bpe is beside the Rust trainer, and how it grows: a benchmark.
 
-    python3 -m lab.speed [FILE ...] [--merges N] [--jobs N] [--lesson-merges K]
+    python3 -m lab.speed [FILE ...] [--merges N] [--jobs N] [--lesson-merges K] [--kinds]
 
 For each file, every figure measured in a Python process of its own, so that one run's
 memory never counts against the next:
@@ -16,12 +16,19 @@ memory never counts against the next:
     characters, next to fast_bpe on the same: the reason fast_bpe exists.
 Times are wall-clock and vary from run to run: compare ratios, and run it twice.
 
+With --kinds, every tokenizer kind instead (lab/kinds/: char, word, piece, byte, special) on
+each file: the time to train N merges and to encode the file, and the peak memory for each
+byte of text, beside what the labs assume (common.MEMORY_PER_TEXT_BYTE) when they refuse a
+text too large for the memory. A text without spaces (Chinese, Japanese, a long run of
+letters) is the hard case: a word or a piece is then a whole line.
+
 A large text that is already on every machine: the Python standard library's source.
     python3 -m lab.speed --make-corpus stdlib.txt    (about 12 MB)
 
 Try next: python3 -m lab.speed ../my-book.txt --merges 5000 --jobs 2
 """
 import argparse
+import functools
 import json
 import os
 import sys
@@ -33,7 +40,7 @@ from pathlib import Path
 if not __package__:  # run as python3 lab/speed.py: then tokenizer cannot be imported
     sys.exit('run this lab from the project folder as: python3 -m lab.speed')
 
-from lab import common, fast
+from lab import common, fast, kinds
 from tokenizer import BPE
 
 try:
@@ -86,6 +93,19 @@ def measure_ours(path, merges, part, jobs):
         if again != ids:
             raise ValueError(f'{path}: --jobs {jobs} gave other ids')
     return figures
+
+
+def measure_kind(path, kind, merges):
+    """One kind on the whole text: train, encode, the peak memory of this process, and what
+    it had before the text was read (Python and the labs: some 30 MB, whatever the text)."""
+    start = peak_mb()
+    text = common.read_text(path)
+    tok, train_s = seconds(kinds.KINDS[kind].train, text, merges)
+    ids, encode_s = seconds(kinds.plain(tok), text)
+    if tok.decode(ids) != text and tok.kind in ('byte', 'special'):  # the others may lose unknowns
+        raise ValueError(f'{path}: the text does not come back from the {kind} kind')
+    return {'bytes': len(text.encode('utf-8', 'surrogatepass')), 'ids': tok.vocab_size,
+            'train': train_s, 'encode': encode_s, 'peak': peak_mb(), 'start': start}
 
 
 def measure_theirs(path, merges, part):
@@ -173,6 +193,21 @@ def report(results, merges, jobs, lesson_merges, theirs_version):
     print(common.table(lesson, right=range(1, 4)))
 
 
+def report_kinds(results, merges):
+    """Every kind on every file: the table --kinds prints."""
+    rows = [['file', 'kind', 'ids', 'train s', 'encode s', 'peak MB', 'B/byte']]
+    for name, by_kind in results:
+        for kind, r in by_kind.items():
+            per_byte = f"{(r['peak'] - r['start']) * 2**20 / max(r['bytes'], 1):.0f}" if r['peak'] else '-'
+            rows.append([name, kind, f"{r['ids']:,}", f"{r['train']:.2f}", f"{r['encode']:.2f}",
+                         mb(r['peak']), per_byte])
+    print(f'every kind, {merges:,} merges asked of each\n')
+    print(common.table(rows, right=range(2, 7)))
+    print(common.fill(f'\nB/byte: peak memory per byte of text (UTF-8), above what the process held '
+                      f'before it read the text; the labs refuse a text that would need more than '
+                      f'{common.MEMORY_PER_TEXT_BYTE} for each byte'))
+
+
 def mb(value):
     return '-' if value is None else f'{value:.0f}'
 
@@ -234,6 +269,8 @@ def arguments():
                         help='write the standard library corpus to PATH and stop')
     parser.add_argument('--force', action='store_true',
                         help='with --make-corpus: replace a file that is not such a corpus')
+    parser.add_argument('--kinds', action='store_true',
+                        help='measure every tokenizer kind on each file instead, memory per byte too')
     parser.add_argument('--child', nargs=3, help=argparse.SUPPRESS)  # WHAT PATH PART: a child's job
     return parser
 
@@ -244,6 +281,8 @@ def child_figures(args):
     return {'ours': lambda: measure_ours(path, args.merges, float(part), args.jobs),
             'theirs': lambda: measure_theirs(path, args.merges, float(part)),
             'lesson': lambda: measure_lesson(path, args.lesson_merges),
+            **{f'kind-{kind}': functools.partial(measure_kind, path, kind, args.merges)
+               for kind in kinds.KINDS},
             'read': lambda: len(common.read_text(path))}[what]()
 
 
@@ -289,6 +328,11 @@ def main():
     if not paths:
         print(f'give a text of {MEASURABLE_FROM:,} characters or more; to make one of 12 MB:\n'
               '  python3 -m lab.speed --make-corpus stdlib.txt\n  python3 -m lab.speed stdlib.txt')
+        return
+    if args.kinds:
+        report_kinds([(common.shown(path.name), {kind: in_fresh_python('--child', f'kind-{kind}', path, 1,
+                                                                       '--merges', args.merges)
+                                                 for kind in kinds.KINDS}) for path in paths], args.merges)
         return
     theirs_version = has_tokenizers()
     print(f'lab.fast_bpe, {args.merges:,} merges asked (fewer when no pair occurs twice)\n', flush=True)

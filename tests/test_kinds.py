@@ -8,12 +8,13 @@ import random
 import subprocess
 import sys
 import tempfile
+import tracemalloc
 import unittest
 from collections import Counter
 from pathlib import Path
 
 from lab import kinds
-from lab.common import UNKNOWN
+from lab.common import MEMORY_PER_TEXT_BYTE, UNKNOWN
 from lab.kinds import KINDS, ByteBPE, CharBPE, PieceBPE, SpecialBPE, WordBPE
 from lab.kinds.byte import FIRST_BYTE, FIRST_MERGE
 from lab.kinds.patterns import PIECE_PATTERNS, compiled
@@ -105,6 +106,47 @@ class ShapeTest(unittest.TestCase):
                     self.assertEqual(tok.decode(ids), 'Z')
                 else:
                     self.assertEqual(ids, [tok.unknown_id])
+
+
+def without_spaces(seed=3):
+    """Text no space cuts: lines of Chinese characters (common ones far more often, as in real
+    text), and a line that is one run of 4,000 letters, as a word or a piece is then."""
+    rng = random.Random(seed)
+    characters = [chr(0x4E00 + n) for n in range(300)]
+    often = [1 / (n + 1) for n in range(300)]
+    lines = [''.join(rng.choices(characters, often, k=rng.randint(20, 120))) for _ in range(200)]
+    return '\n'.join(lines + [''.join(rng.choice('abcd') for _ in range(4000))]) + '\n'
+
+
+class TextWithoutSpacesTest(unittest.TestCase):
+    """Where a word or a piece is a whole line. Time is measured by the benchmark, python3 -m
+    lab.speed FILE --kinds (every kind within a second on 900 KB of Chinese-shaped text, 1,000
+    merges, on the machine it was written on); here, the memory, which does not depend on the
+    machine: the labs refuse a text by common.MEMORY_PER_TEXT_BYTE."""
+
+    def test_every_kind_trains_within_the_memory_per_byte_the_labs_assume(self):
+        text = without_spaces()
+        size = len(text.encode('utf-8'))
+        compiled('gpt2')  # the pattern's tables, built once a process, are not the text's
+        for name, Kind in KINDS.items():
+            with self.subTest(name):
+                tracemalloc.start()
+                try:
+                    tok = Kind.train(text, 100)
+                    peak = tracemalloc.get_traced_memory()[1]
+                finally:
+                    tracemalloc.stop()
+                self.assertEqual(tok.decode(tok.encode(text)), text)
+                self.assertLess(peak / size, MEMORY_PER_TEXT_BYTE, f'{peak / size:.0f} bytes a byte')
+
+    def test_a_word_or_a_piece_of_a_whole_line_is_merged_within_the_line(self):
+        text = without_spaces()
+        for name in ['word', 'piece']:
+            with self.subTest(name):
+                tok = KINDS[name].train(text, 100)
+                made = [tok.token_bytes(new) for _, new in tok.state()['merges']]
+                self.assertEqual(len(made), 100)  # a 4,000-letter piece is merged, as any line is
+                self.assertFalse(any(b'\n' in piece for piece in made))
 
 
 class FileTest(unittest.TestCase):
