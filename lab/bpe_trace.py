@@ -17,18 +17,22 @@ from lab import common
 from tokenizer import BPE, merge
 
 
-def pieces(tok, ids):
-    return '|'.join(common.shown(tok.vocab[i]) for i in ids) + f' {len(ids)}'
+def step(before, tok, ids):
+    """before, the pieces of ids between |, and how many there are: within 80 columns (a long
+    text is cut, its count kept)."""
+    count = f' {len(ids)}'
+    pieces = '|'.join(common.shown(tok.vocab[i]) for i in ids)
+    return common.clip(f'{before} {pieces}', 80 - len(count)) + count
 
 
 def trace(text, count):
     """Train on text, then replay the learned merges one at a time, printing each step."""
     tok = BPE.train(text, count)
     ids = BPE(tok.vocab, []).encode(text)
-    print('start:', pieces(tok, ids))
+    print(step('start:', tok, ids))
     for (a, b), new_id in tok.merges:
         ids = merge(ids, (a, b), new_id)
-        print(f'{tok.vocab[a]!r} + {tok.vocab[b]!r} ->', pieces(tok, ids))
+        print(step(f'{tok.vocab[a]!r} + {tok.vocab[b]!r} ->', tok, ids))
 
 
 def main():

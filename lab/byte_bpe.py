@@ -51,14 +51,15 @@ def main():
           f'vocab {tok.vocab_size} ({len(tok.merges)} merges)')
     print(f'ids: <pad>=0 <unk>=1 <bos>=2 <eos>=3, bytes 4-259, merges 260-{tok.vocab_size - 1}')
     first = '  '.join(f'{tok.bytes_of[new].decode("utf-8", "replace")!r}' for _, new in tok.merges[:8])
-    print(f'first merges: {first}'[:80])
+    print(common.clip(f'first merges: {first}'))
 
     ids = tok.encode(text)
     if tok.decode(ids) != text:
         raise ValueError(f'round trip of {args.file} FAILED')
     char_tok = CharBPE.train(text, len(tok.merges))
-    print(f'round trip of {name}: OK, {len(ids):,} tokens '
-          f'(character-level, {len(char_tok.merges)} merges: {len(char_tok.encode(text)):,})')
+    chars = len(char_tok.encode(text))
+    print(common.fill(f'round trip of {name}: OK, {len(ids):,} tokens '
+                      f'(character-level, {len(char_tok.merges)} merges: {chars:,})', '', '  '))
     print(f'saved {common.shown(str(args.out))} and loaded it back\n')
     rows = sample_rows(tok, char_tok)
     print(common.table(rows, right={1, 3}))
@@ -69,12 +70,13 @@ def main():
 def sample_rows(tok, char_tok):
     """A table row for each sample: its bytes, byte-level ids, tokens, round trip, and the
     character-level tokenizer's tokens with how many of them are unknown."""
-    rows = [('text', 'bytes', 'byte ids', 'tokens', 'back', 'char-level tokens')]
+    rows = [('text', 'bytes', 'byte ids', 'tokens', 'back', 'char tokens')]
     for sample in SAMPLES:
         sample_ids = tok.encode(sample)
         char_ids = char_tok.encode(sample)
         unknown = char_ids.count(char_tok.unknown_id)
-        rows.append((repr(sample), str(len(sample.encode('utf-8'))), ' '.join(map(str, sample_ids)),
+        ids = common.clip(' '.join(map(str, sample_ids)), 28)  # a sample the merges miss: a byte an id
+        rows.append((repr(sample), str(len(sample.encode('utf-8'))), ids,
                      str(len(sample_ids)), 'OK' if tok.decode(sample_ids) == sample else 'FAILED',
                      f'{len(char_ids)} ({unknown} unknown)' if unknown else str(len(char_ids))))
     return rows

@@ -40,6 +40,9 @@ def code_points(text):
     return ' '.join(f'U+{ord(ch):04X}' for ch in text)
 
 
+WORD_SHOWN = 8  # characters of the first word whose code points are shown: NFD makes 3 of each
+
+
 def side_by_side(korean):
     """Rows comparing the NFC and NFD forms of the Korean text."""
     nfc, nfd = unicodedata.normalize('NFC', korean), unicodedata.normalize('NFD', korean)
@@ -65,8 +68,11 @@ def main():
     print(f'(tokens: a tokenizer trained on the NFC form, {MERGES} merges)\n')
     print(common.table(rows, right={1, 2, 3, 4}))
     word = next(word for word in nfc.split() if common.HANGUL.search(word))  # 'Q:' has one form only
+    part = ''
+    if len(word) > WORD_SHOWN:  # a text without spaces: a 'word' may be a whole line
+        word, part = word[:WORD_SHOWN], f' (its first {WORD_SHOWN} characters)'
     decomposed = unicodedata.normalize('NFD', word)
-    print(f'\nfirst Korean word {word!r}:')
+    print(f'\nfirst Korean word {common.shown(repr(word))}{part}:')
     print(common.fill(code_points(word), '  NFC  ', ' ' * 7))
     print(common.fill(code_points(decomposed), '  NFD  ', ' ' * 7))
     print(f'  they print the same; equal as strings: {word == decomposed}')
@@ -78,7 +84,7 @@ def main():
     listed = ', '.join(map(str, bad[:10])) + (f' and {len(bad) - 10} more' if len(bad) > 10 else '')
     print(f'\n{name}: NOT NFC: line {listed}')
     lines = 'line is' if len(bad) == 1 else 'lines are'
-    raise ValueError(f"{len(bad)} {lines} not NFC in {path}; fix with unicodedata.normalize('NFC', text)")
+    raise ValueError(f"{len(bad)} {lines} not NFC: unicodedata.normalize('NFC', text) fixes them")
 
 
 if __name__ == '__main__':

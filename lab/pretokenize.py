@@ -40,13 +40,13 @@ def main():
     print(f'{args.merges} merges asked on {name}: pre-tokenized ({args.pattern}) against the lesson\'s\n')
     rows = [['', f'{args.pattern} pieces', 'the lesson (whole text)']]
     for n in range(min(SHOWN_MERGES, max(len(pre.merges), len(plain.merges)))):
-        rows.append([str(n + 1)] + [repr(tok.vocab[tok.merges[n][1]]) if n < len(tok.merges) else ''
-                                    for tok in (pre, plain)])
+        rows.append([str(n + 1)] + [common.clip(common.shown(repr(tok.vocab[tok.merges[n][1]])), 34)
+                                    if n < len(tok.merges) else '' for tok in (pre, plain)])
     print(common.table(rows, right={0}))
 
     line = common.first_line(text)[:60]
     cut = '|' + '|'.join(common.shown(piece) for piece in pre.pieces(line)) + '|'
-    print(f'\npieces of the first line:\n  {cut if len(cut) <= 78 else cut[:75] + "..."}')
+    print(f'\npieces of the first line:\n  {common.clip(cut, 78)}')
     print()
     print(common.table([['tokenizer', 'merges', 'tokens', 'chars/token'],
                         row(f'{args.pattern} pieces', pre, text), row("the lesson's", plain, text)],

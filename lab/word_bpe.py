@@ -34,7 +34,8 @@ def main():
     vocab = tok.vocab
     print(f'word-level BPE on {common.shown(args.file.name)}: {len(tok.merges)} merges, vocab {len(vocab)}')
     for n, ((a, b), new_id) in enumerate(tok.merges[:20], 1):
-        print(f'  {n:>2}  {vocab[a]!r:>14} + {vocab[b]!r:<14} -> {vocab[new_id]!r}'[:80])
+        line = f'  {n:>2}  {vocab[a]!r:>14} + {vocab[b]!r:<14} -> {vocab[new_id]!r}'
+        print(common.clip(common.shown(line)))
 
     ids = tok.encode(text)
     back = tok.decode(ids)

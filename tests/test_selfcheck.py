@@ -47,6 +47,7 @@ MISTAKES = [
     ('self.chars.get(c, 0)', 'self.chars.get(c, 1)', 'rule_encode_unknown'),
     ('for pair, new_id in self.merges:', 'for pair, new_id in reversed(self.merges):', 'rule_encode_order'),
     ("''.join(self.vocab[i] for i in ids)", "''.join(self.vocab[i] for i in reversed(ids))", 'rule_decode'),
+    ("return ''.join(self.vocab[i] for i in ids)", 'return list(range(300_000))', 'rule_decode'),
     ("{'vocab': self.vocab, 'merges': self.merges}", "{'vocab': self.vocab, 'merges': self.merges[:1]}",
      'rule_state'),
     ('ensure_ascii=False', 'ensure_ascii=True', 'rule_command_line'),
@@ -224,6 +225,14 @@ class RulesTest(unittest.TestCase):
         lines, _ = report.report(report.catalog('en'), answers, 'typed.py')
         merge = lines[lines.index(render_title(1)) + 1:lines.index(render_title(2))]
         self.assertEqual(sum(line.strip().startswith('look at:') for line in merge), 1, merge)
+
+    def test_a_huge_value_your_code_gives_is_shown_by_its_start(self):
+        huge = lesson_with("return ''.join(self.vocab[i] for i in ids)", 'return list(range(300_000))')
+        answers = answers_for(huge)
+        lines, _ = report.report(report.catalog('en'), answers, 'typed.py')
+        self.assertLess(len(lines), 80)
+        self.assertEqual(wider_than_80('\n'.join(lines)), [])
+        self.assertIn('...]', '\n'.join(lines))
 
     def test_an_empty_file_is_every_part_todo_and_next_is_part_0(self):
         lines, status = report.report(report.catalog('en'), answers_for(''), 'tokenizer.py')

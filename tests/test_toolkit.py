@@ -312,12 +312,17 @@ class TerminalTest(unittest.TestCase):
         self.assertFalse((root / 'big.json').exists())
 
 
-class HostileTextTest(unittest.TestCase):
-    """A training file full of escape sequences: no lab sends one raw to the terminal."""
+# Korean without spaces, as some write it: a 'word' of 150 syllables, two columns each
+NO_SPACES = ''.join(chr(0xAC00 + (n * 7919) % 11172) for n in range(150))
 
-    def test_no_lab_prints_an_escape_sequence_raw(self):
+
+class HostileTextTest(unittest.TestCase):
+    """A training file full of escape sequences and a Korean line without spaces: no lab sends
+    an escape raw to the terminal, and none prints a line wider than 80 columns."""
+
+    def test_no_lab_prints_an_escape_sequence_raw_or_a_line_too_wide(self):
         root = copy_project(self)
-        (root / 'evil.txt').write_text(HOSTILE, encoding='utf-8')
+        (root / 'evil.txt').write_text(HOSTILE + f'Q: {NO_SPACES}\nA: {NO_SPACES[::-1]}\n', encoding='utf-8')
         code, _, err = run_inside(root, 'fast_bpe', 'evil.txt', '--merges', '40')
         self.assertEqual(code, 0, err)
 
@@ -330,6 +335,7 @@ class HostileTextTest(unittest.TestCase):
                 code, out, err = run_inside(root, name, *SLOW.get(name, []), *extra)
                 for raw in ['\x1b', '\x07', '\x9b', '\u202e', '\u202c']:
                     self.assertNotIn(raw, out + err)
+                self.assertEqual([line for line in (out + err).splitlines() if common.width(line) > 80], [])
         self.assertIn('\\x1b', run_inside(root, 'show', HOSTILE.splitlines()[0])[1])  # shown, escaped
 
 if __name__ == '__main__':

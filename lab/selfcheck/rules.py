@@ -14,6 +14,7 @@ while a rule of an earlier part it calls fails: that part is the one to fix).
 import functools
 import importlib
 import json
+import reprlib
 from pathlib import Path
 
 UNKNOWN = '\ufffd'
@@ -83,11 +84,25 @@ def lesson_lines():
 
 # Calling the learner's code ---------------------------------------------------------------------
 
+# what a value your code gave is shown as: its start, not all of it (a decode that gives a list of
+# 300,000 items would be thousands of lines), nested at most three deep
+SHOWN = reprlib.Repr()
+SHOWN.maxlist = SHOWN.maxtuple = SHOWN.maxset = 24
+SHOWN.maxdict, SHOWN.maxlevel = 12, 3
+SHOWN.maxstring = SHOWN.maxother = SHOWN.maxlong = 120
+
+
+def shown(value):
+    """repr(value), cut where it grows long: 200 characters at most."""
+    text = SHOWN.repr(value)
+    return text if len(text) <= 200 else text[:197] + '...'
+
+
 def expect(call, got, want, look, gave='gave'):
     """Wrong, with what was called and came back (said as the message gave), what the lesson
     expects and where to look."""
     if got != want:
-        raise Wrong([[gave, {'call': call, 'got': repr(got)}], ['lesson', {'want': repr(want)}],
+        raise Wrong([[gave, {'call': call, 'got': shown(got)}], ['lesson', {'want': shown(want)}],
                      ['look', {'where': look}]])
 
 
@@ -223,7 +238,7 @@ def rule_lesson_text():
             found = steps[n][3]
             ids = {piece: i for i, piece in enumerate(vocab)}
             count, first = found.get((ids.get(got[0]), ids.get(got[1])), (0, None)) if got else (0, None)
-            yours = {'n': str(n + 1), 'got': repr(got), 'count': str(count), 'first': str(first)}
+            yours = {'n': str(n + 1), 'got': shown(got), 'count': str(count), 'first': str(first)}
             lesson = {'want': repr(want), 'count': str(steps[n][1]), 'first': str(steps[n][2])}
             raise Wrong([['lesson_text_yours' if count else 'lesson_text_none', yours],
                          ['lesson_text_lesson', lesson], ['look', {'where': 'look.most_frequent'}]])
