@@ -12,6 +12,7 @@ import tracemalloc
 import unittest
 from collections import Counter
 from pathlib import Path
+from unittest import mock
 
 from lab import kinds
 from lab.common import MEMORY_PER_TEXT_BYTE, UNKNOWN
@@ -147,6 +148,26 @@ class TextWithoutSpacesTest(unittest.TestCase):
                 made = [tok.token_bytes(new) for _, new in tok.state()['merges']]
                 self.assertEqual(len(made), 100)  # a 4,000-letter piece is merged, as any line is
                 self.assertFalse(any(b'\n' in piece for piece in made))
+
+
+class RememberedTest(unittest.TestCase):
+    """Each kind remembers the lines (pieces) it has encoded, so that a repeated one costs
+    nothing; encoding text after text, what it holds stays bounded."""
+
+    def test_what_each_kind_remembers_is_bounded_and_forgetting_changes_no_id(self):
+        fast_encode = lambda tok: tok.fast_encode.remembered  # noqa: E731
+        held = {'char': fast_encode, 'word': fast_encode, 'special': fast_encode,
+                'piece': lambda tok: tok.encode_piece.remembered, 'byte': lambda tok: tok.done}
+        lines = [f'line {n} of {n * n}' for n in range(60)]
+        for name, Kind in KINDS.items():
+            with self.subTest(name), mock.patch('lab.fast.encoding.REMEMBERED', 8), \
+                    mock.patch('lab.kinds.byte.REMEMBERED', 8):
+                tok = Kind.train(MIXED, 40)
+                first = [tok.encode(line) for line in lines]
+                self.assertLessEqual(len(held[name](tok)), 8)
+                self.assertGreater(len(held[name](tok)), 0)
+                self.assertEqual([tok.encode(line) for line in lines], first)
+                self.assertEqual(first, [Kind(**tok.state()).encode(line) for line in lines])
 
 
 class FileTest(unittest.TestCase):

@@ -138,6 +138,7 @@ def encoder(tok):
                 ids += newline
             ids += done[line]
         return ids
+    encode_text.remembered = done  # to see how much it holds
     return encode_text
 
 
