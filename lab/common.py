@@ -18,6 +18,7 @@ import functools
 import hashlib
 import json
 import math
+import operator
 import os
 import re
 import signal
@@ -513,13 +514,21 @@ def first_difference(a, b):
 
 
 def known_ids(ids, size):
-    """ids as a list, each a whole number from 0 to size - 1; ValueError naming the first that
-    is not (Python would quietly read -1 as the last token)."""
-    ids = list(ids)
+    """ids as a list of ints, each from 0 to size - 1; ValueError naming the first that is not
+    (Python would quietly read -1 as the last token). Any integer type is taken (numpy's, as a
+    model gives them back), not a bool or a float."""
+    known = []
     for i in ids:
-        if isinstance(i, bool) or not isinstance(i, int) or not 0 <= i < size:
-            raise ValueError(f'id {i!r} is not in this vocabulary of {size} ids')
-    return ids
+        try:
+            if isinstance(i, bool):
+                raise TypeError
+            n = operator.index(i)
+        except TypeError:
+            raise ValueError(f'id {clip(repr(i), 40)} is not a whole number: ids are ints') from None
+        if not 0 <= n < size:
+            raise ValueError(f'id {n} is not in this vocabulary of {size} ids')
+        known.append(n)
+    return known
 
 
 def hold_out(text, rate):

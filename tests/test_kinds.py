@@ -94,9 +94,25 @@ class ShapeTest(unittest.TestCase):
                 continue  # the lesson's file may not check ids: a learner may leave that check out
             with self.subTest(name, text=text[:20]):
                 self.assertLess(max(tok.encode(text + UNSEEN)), tok.vocab_size)
-                for wrong in [tok.vocab_size, -1, '3', True]:
-                    with self.assertRaisesRegex(ValueError, 'not in this vocabulary'):
+                outside, no_number = 'not in this vocabulary', 'not a whole number'
+                for wrong, said in [(tok.vocab_size, outside), (-1, outside), ('3', no_number),
+                                    (True, no_number), (3.0, no_number)]:
+                    with self.assertRaisesRegex(ValueError, said):
                         tok.decode([wrong])
+
+    def test_ids_of_any_integer_type_decode_as_ints_do(self):
+        class Int64:  # as numpy's integers: an int by __index__, not a subclass of int
+            def __init__(self, value):
+                self.value = value
+
+            def __index__(self):
+                return self.value
+        for name, text, _, tok in trained():
+            if name == 'lesson':
+                continue
+            with self.subTest(name):
+                ids = tok.encode(text)
+                self.assertEqual(tok.decode([Int64(i) for i in ids]), tok.decode(ids))
 
     def test_the_unknown_id_is_what_an_unseen_character_becomes(self):
         for name, Kind in KINDS.items():
