@@ -122,7 +122,7 @@ def from_hf(data):
     model = data.get('model') if isinstance(data, dict) else None
     if not isinstance(model, dict) or model.get('type') != 'BPE':
         raise ValueError('not a Hugging Face BPE tokenizer: "model" must have "type": "BPE"')
-    for step in ['normalizer', 'post_processor']:
+    for step in ['normalizer', 'post_processor', 'truncation', 'padding']:  # each changes the ids
         if data.get(step) is not None and not (step == 'post_processor' and is_byte_level(data[step])):
             raise ValueError(f'it has a {step} ({type_of(data[step])}), which no kind here has')
     for option, value in NO_MODEL_OPTIONS.items():
@@ -130,6 +130,10 @@ def from_hf(data):
             raise ValueError(f'its model sets {option} to {model[option]!r}, which no kind here does')
     vocab, merges, special = read_model(model, data.get('added_tokens') or [])
     cut = read_pre_tokenizer(data.get('pre_tokenizer'))
+    decoder = 'ByteLevel' if cut[0] == 'byte' else 'Fuse'  # what gives back the text as a kind here does
+    if type_of(data.get('decoder')) != decoder:  # no decoder: tokenizers joins tokens with spaces
+        raise ValueError(f'its decoder is {type_of(data.get("decoder")) if data.get("decoder") else "none"}: '
+                         f'a kind here decodes as {decoder} does')
     if cut[0] == 'byte':
         if model.get('unk_token') is not None:
             raise ValueError('a byte-level model has no unknown token here: "unk_token" must be null')
