@@ -33,7 +33,9 @@ FIRST_BYTE = len(SPECIAL)          # byte b has id 4 + b in the contract
 FIRST_MERGE = FIRST_BYTE + 256     # 260
 # What every token of a saved tokenizer may spell out, in all: a file of a few hundred bytes
 # could otherwise make each new token of the last one twice over, 2**40 bytes after 40 merges.
-MOST_BYTES = 2**28
+# 10,000 merges learned from a novel (Swann's Way) spell 65 KB in all: 16 MB is room for a
+# vocabulary hundreds of times that.
+MOST_BYTES = 2**24
 
 
 def as_chars(text):
@@ -156,5 +158,6 @@ def layout_problem(special, byte_ids, merges, pattern):
                     'into a new id')
         size[new], before = size[a] + size[b], new
     if sum(size.values()) > MOST_BYTES:
-        return f'its tokens would spell {sum(size.values()):,} bytes (at most {MOST_BYTES:,})'
+        return (f'its tokens would spell {sum(size.values()):,} bytes, more than any real vocabulary '
+                f'(at most {MOST_BYTES:,}): a damaged or a hostile file?')
     return None
