@@ -198,10 +198,28 @@ def check_manifest(manifest, path):
     tok = kinds.load(path)
     found = identity(tok, path)
     for key in RECORDED:
-        if found[key] != saved[key]:
-            raise ValueError(f'{path} does not match {manifest}: {key} {brief(found[key])}, '
-                             f'recorded {brief(saved[key])}')
+        where, ours, theirs = first_difference(key, found[key], saved[key])
+        if where:
+            raise ValueError(f'{path} does not match {manifest}: {where} {brief(ours)}, '
+                             f'recorded {brief(theirs)}')
     return tok, saved
+
+
+def first_difference(where, ours, theirs):
+    """(where, our value, the recorded one) of the first difference between two JSON values, or
+    (None, ...) when there is none. Compared as JSON writes them: 1, 1.0 and true all differ."""
+    if isinstance(ours, dict) and isinstance(theirs, dict):
+        for key in sorted(ours.keys() | theirs.keys()):
+            inside = f'{where}[{json.dumps(key, ensure_ascii=False)}]'
+            if key not in ours or key not in theirs:
+                return inside, ours.get(key, '(none)'), theirs.get(key, '(none)')
+            found = first_difference(inside, ours[key], theirs[key])
+            if found[0]:
+                return found
+        return None, ours, theirs
+    if json.dumps(ours, sort_keys=True) != json.dumps(theirs, sort_keys=True):
+        return where, ours, theirs
+    return None, ours, theirs
 
 
 def brief(value):

@@ -149,6 +149,19 @@ class ReleaseRecordTest(unittest.TestCase):
                 one_line(self, code, out, err)
                 self.assertIn(f'{name} does not match r.json: {differs} ', err)
 
+    def test_a_record_differing_only_in_a_value_s_json_type_fails_naming_where(self):
+        record = json.loads((self.root / 'r.json').read_text(encoding='utf-8'))
+        for change, where in [(lambda r: r.update(vocab_size=float(r['vocab_size'])), 'vocab_size'),
+                              (lambda r: r['special_ids'].update({'<eos>': False}), 'special_ids["<eos>"] 0'),
+                              (lambda r: r['end_of_document'].update(id=0.0), 'end_of_document["id"] 0')]:
+            changed = json.loads(json.dumps(record))
+            change(changed)  # equal in Python (0 == 0.0 == False), not as JSON writes it
+            (self.root / 'changed.json').write_text(json.dumps(changed), encoding='utf-8')
+            with self.subTest(where):
+                code, out, err = self.check('b.json', 'changed.json')
+                one_line(self, code, out, err)
+                self.assertIn(f'does not match changed.json: {where}', err)
+
     def test_a_damaged_or_missing_record_fails_closed(self):
         (self.root / 'bad.json').write_text('{"kind": "byte"}', encoding='utf-8')
         for record in ['bad.json', 'missing.json']:
