@@ -53,7 +53,9 @@ def rows_of(pieces, columns):
 def render(tok, ids, colour, columns=80):
     """The picture as lines of text: pieces (coloured, or between bars) over their ids."""
     out = []
-    for row in rows_of(cells(tok, ids, colour), columns):
+    room = columns - (0 if colour else 1)  # without colour, a bar opens each line
+    pieces = [(common.clip(piece, room - 1), id_) for piece, id_ in cells(tok, ids, colour)]  # one too long
+    for row in rows_of(pieces, room):
         top, bottom = [], []
         for n, (piece, id_) in enumerate(row):
             w = max(width(piece), len(id_))

@@ -2,6 +2,7 @@
 import argparse
 import json
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -123,6 +124,16 @@ class ShowTest(unittest.TestCase):
         top, bottom = show.render(self.tok, self.tok.encode('hi'), colour=True)
         self.assertEqual(top, f'{show.COLOURS[0]}h{show.RESET}  {show.COLOURS[1]}i{show.RESET}')
         self.assertEqual(bottom, '13 14')
+
+    def test_no_line_is_wider_than_the_terminal_even_with_a_token_wider_than_it(self):
+        long_token = kinds.CharBPE.train('abcdefghij' * 2 + '\n' + 'abcdefghij' * 2 + '\n', 60)
+        for tok, text in [(self.tok, 'Q: hi there, how are you? ' * 8), (long_token, 'abcdefghij' * 4)]:
+            for colour in (False, True):
+                for columns in (80, 30, 12):
+                    with self.subTest(colour=colour, columns=columns):
+                        lines = show.render(tok, tok.encode(text), colour, columns)
+                        plain = [re.sub('\x1b\\[[0-9;]*m', '', line) for line in lines]
+                        self.assertLessEqual(max(map(common.width, plain)), columns)
 
     def test_wide_characters_take_two_columns(self):
         self.assertEqual([common.width(s) for s in ['a', '안', '😀', 'e\u0301']], [1, 2, 2, 1])
