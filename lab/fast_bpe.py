@@ -138,8 +138,8 @@ def main():
         print(', '.join(describe(tok)))
     print('vocab:', tok.vocab_size, 'merges:', merges)
     if merges < count and args.vocab_size is not None:
-        print(f'(asked for {args.vocab_size:,} ids; no pair occurs twice after {merges:,} merges, '
-              f'so this text gives {tok.vocab_size:,})')
+        print(common.fill(f'(asked for {args.vocab_size:,} ids; no pair occurs twice after {merges:,} '
+                          f'merges, so this text gives {tok.vocab_size:,})', '', ' '))
     elif merges < count:
         print(f'(asked for {count} merges; no pair occurs twice after {merges})')
     encode = kinds.plain(tok) if args.kind != 'char' else lambda t: fast.encode(tok.lesson, t)

@@ -63,12 +63,12 @@ def main():
     parser.add_argument('--seed', type=int, default=0, metavar='N',
                         help='seed of the shuffle (default: %(default)s)')
     args = parser.parse_args()
+    tok = common.load_tokenizer(args.tokenizer)  # first: a missing file is one line, and nothing before it
+    text = common.read_text(args.file)
     print('rules learned: 1) e r  2) w e   on: l o w e r _')
     print('  1 then 2:', apply(['e r', 'w e']))
     print('  2 then 1:', apply(['w e', 'e r']))
 
-    tok = common.load_tokenizer(args.tokenizer)
-    text = common.read_text(args.file)
     other = shuffled(tok, args.seed)
     # the engine gives encode's ids, fast (the lesson's encode takes minutes on a megabyte), and
     # since '\n' is never merged, the ids of the whole text split into the ids of its lines
@@ -77,7 +77,7 @@ def main():
     labels = ['learned order', f'shuffled, seed {args.seed}']
     names = common.shown(args.tokenizer.name), common.shown(args.file.name)
     print(f'\n{len(tok.merges)} merges of {names[0]} on {names[1]}')
-    rows = [[label, f'{sum(map(len, lines)):,} tokens', pieces(t, lines[0])[:50]]
+    rows = [[label, f'{sum(map(len, lines)):,} tokens', common.clip(pieces(t, lines[0]), 50)]
             for label, t, lines in zip(labels, [tok, other], encoded)]
     print(common.table(rows, right={1}))
     print(f'{changed} of {len(encoded[0])} lines get other ids')
