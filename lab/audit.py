@@ -109,7 +109,7 @@ def audit(tok, text):
     report.update(unknown_rate=sum(report['unknown'].values()) / max(report['chars'], 1),
                   fallback_rate=split / max(report['chars'], 1) if tok.unknown_id is None else None,
                   collisions=Counter({name: text.count(name) for name in tok.special_ids if name in text}),
-                  failures=failures, offsets_bad=offsets_bad,
+                  failures=failures, offsets_bad=offsets_bad, not_nfc=common.not_nfc(text),
                   never=[i for i in range(tok.vocab_size) if not used[i] and i not in specials],
                   rare=[i for i in range(tok.vocab_size) if 0 < used[i] < RARE])
     return report
@@ -144,11 +144,13 @@ def show(tok, r, max_unk):
     row('', kinds.fingerprint(tok))
     row('vocabulary', common.fill(f'a {tok.kind} tokenizer, {kinds.describe(tok)}', columns=80 - 13))
     row('corpus', f"{r['lines']:,} lines, {r['chars']:,} characters (newlines not counted)")
+    if r['not_nfc']:  # encoded as given all the same: NFD Korean gets other ids than the NFC a user types
+        row('', f"NOT NFC: {r['not_nfc'][0]:,} characters in {r['not_nfc'][1]:,} lines (lab.normalize)")
     row('tokens', f"{r['tokens']:,}, {r['chars'] / max(r['tokens'], 1):.2f} characters per token")
     row('tokens/line', '  '.join(f'p{p} {percentile(r["per_line"], p)}' for p in (50, 95, 99))
         + f'  max {max(r["per_line"])}')
-    row('round trip', f"{r['lines'] - len(r['failures']):,} of {r['lines']:,} lines "
-                      f"{'OK' if gates['round trip'] else 'FAILED'}")
+    row('round trip', f"{r['lines']:,} of {r['lines']:,} lines OK" if gates['round trip'] else
+        f"FAILED: {len(r['failures']):,} of {r['lines']:,} lines do not come back")
     for n, at in r['failures'][:SHOWN]:
         row('', f'  line {n}: first difference at character {at}')
     row('offsets', 'OK (every token maps back to its bytes)' if gates['offsets']
@@ -165,7 +167,7 @@ def show(tok, r, max_unk):
             + (f': {found}' if found else ''))
     for label, ids in [('never used', r['never']), (f'used < {RARE}', r['rare'])]:
         head = f'{len(ids)} rows: '
-        row(label, head + listed((repr(kinds.token_text(tok, i)) for i in ids), start=len(head)))
+        row(label, head + listed((f"'{shown(kinds.token_text(tok, i))}'" for i in ids), start=len(head)))
     return gates
 
 

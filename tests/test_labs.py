@@ -1,5 +1,7 @@
 """The labs' key claims, and that each lab runs on the defaults and on a file of ours."""
 import argparse
+import contextlib
+import io
 import json
 import os
 import re
@@ -171,6 +173,24 @@ class AuditTest(unittest.TestCase):
         report = audit.audit(self.tok, 'a: hi\n')
         self.assertEqual(report['failures'], [(1, 2)])
         self.assertEqual(report['offsets_bad'], 1)
+
+    def test_the_report_says_how_many_lines_fail_the_round_trip_and_a_corpus_not_in_nfc(self):
+        self.tok.vocab[28] = ':-'  # as above: a line holding ': ' comes back otherwise
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            gates = audit.show(self.tok, audit.audit(self.tok, 'a: hi\nhi\n\u1100\u1161\n'), 0.5)
+        self.assertFalse(gates['round trip'])
+        self.assertIn('round trip   FAILED: 1 of 3 lines do not come back', out.getvalue())
+        self.assertIn('NOT NFC: 2 characters in 1 lines', out.getvalue())
+
+    def test_a_byte_token_is_listed_with_one_backslash(self):
+        every_ascii = ''.join(map(chr, range(128)))  # then the first byte never used is 0x80
+        tok = kinds.ByteBPE.train(every_ascii, 1)
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            audit.show(tok, audit.audit(tok, every_ascii), 0.5)
+        self.assertIn("never used   128 rows: '\\x80' '\\x81'", out.getvalue())
+        self.assertNotIn("\\\\", out.getvalue())
 
     def test_never_and_rarely_used_rows(self):
         report = audit.audit(self.tok, 'hi hi\n')
