@@ -195,6 +195,8 @@ def prepare(tok, text, out, block_size, jobs=None, name='the text', how=None):
         raise ValueError("the tokenizer has neither <eos> nor a newline token to end documents with: "
                          "train it on text with lines, or with --special '<eos>'")
     docs, how = documents(text, how)
+    if not docs:
+        raise ValueError(f'{name} holds no document: every line of it is blank; give a text')
     encoded = encode_documents(tok, docs, end[0], jobs)
     train, val, cut = split(encoded, TRAIN_SHARE)
     if len(train) < block_size + 1:

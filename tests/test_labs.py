@@ -218,6 +218,11 @@ class PrepareTest(unittest.TestCase):
         docs, how = prepare.documents('one\ntwo\n\n\nthree\n')
         self.assertEqual((docs, how), (['one\ntwo', 'three'], 'paragraphs between blank lines'))
 
+    def test_text_of_blank_lines_only_is_said_to_hold_no_document(self):
+        with tempfile.TemporaryDirectory() as out, \
+                self.assertRaisesRegex(ValueError, 'holds no document: every line of it is blank'):
+            prepare.prepare(kinds.CharBPE.train(TEXT, 12), '\n\n  \n\t\n', Path(out) / 'bins', 8)
+
     def test_joined_q_a_documents_are_the_encoded_text(self):
         tok = BPE.train(TEXT, 12)
         docs, _ = prepare.documents(TEXT)
