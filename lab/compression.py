@@ -82,9 +82,11 @@ def report(tok, named_texts, slices=True):
         while common.width(row[0]) > most:  # cut by the columns shown: Hangul takes two
             row[0] = row[0][:-2] + '~'
     print(common.table(rows, right=range(1, len(HEADER))))
-    print('\nchars, tokens: of the lines, newlines not counted; ch/tok, B/tok: characters and')
-    print('UTF-8 bytes per token; unknown: share of the characters that became id 0;')
-    print('p50/p95/p99: tokens per line (nearest rank)')
+    unknown = ('the unknown id' if tok.unknown_id is not None else
+               'no id: a byte tokenizer leaves out a byte it has no id for')
+    print('\n' + common.fill('chars, tokens: of the lines, newlines not counted; ch/tok, B/tok: characters '
+                             'and UTF-8 bytes per token; unknown: share of the characters that got '
+                             f'{unknown}; p50/p95/p99: tokens per line (nearest rank)'))
     if any(cell[-1:] in ('M', 'G') for row in rows[1:] for cell in row[1:]):
         print('M, G: millions, billions, to three digits')
 
