@@ -313,6 +313,15 @@ class LabsMeetAnUnfinishedFileTest(unittest.TestCase):
         self.assertIsNone(said)
 
 
+def parent(pid):
+    """The parent of process pid (Linux's /proc), or None when it is gone."""
+    try:
+        with open(f'/proc/{pid}/stat') as stat:
+            return int(stat.read().rsplit(')', 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def after_main(code):
     """The lesson's file with code run at the end of its __main__ block, as python3 tokenizer.py."""
     return LESSON + ''.join(f'    {line}\n' for line in code.splitlines())
@@ -392,6 +401,31 @@ class HostileLearnerFileTest(unittest.TestCase):
         with self.assertRaises(check.Unreadable) as raised:
             check.check(path)
         self.assertEqual(raised.exception.args[0][0], 'file_too_deep')
+
+    def test_sigterm_ends_the_tutor_at_once_and_its_children_with_it(self):
+        # its children run code that swallows their own timer: only the tutor can end them
+        path = os.path.join(self.folder, 'swallows.py')
+        with open(path, 'w', encoding='utf-8') as file:
+            file.write(LESSON.replace('    result, i = [], 0\n', '    while True:\n        try:\n'
+                                      '            sum(range(10**6))\n        except BaseException:\n'
+                                      '            pass\n', 1))
+        english = dict(os.environ, **ENGLISH)
+        tutor = subprocess.Popen([sys.executable, '-m', 'lab.selfcheck', path], cwd=ROOT, text=True,
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=english)
+        children = []
+        deadline = time.monotonic() + 20
+        while len(children) < 2 and time.monotonic() < deadline:  # the rules' child and the hash seed's
+            time.sleep(0.05)
+            children = [int(pid) for pid in os.listdir('/proc')
+                        if pid.isdigit() and parent(int(pid)) == tutor.pid]
+        started = time.monotonic()
+        tutor.send_signal(signal.SIGTERM)
+        out, err = tutor.communicate(timeout=60)
+        self.assertLess(time.monotonic() - started, 5)  # not the children's time limit
+        self.assertEqual((tutor.returncode, err), (143, 'lab.selfcheck: terminated\n'))
+        time.sleep(0.2)
+        self.assertEqual(len(children), 2)
+        self.assertEqual([pid for pid in children if alive(pid)], [])
 
     def test_the_lessons_text_moved_away_is_one_line_saying_how_to_get_it_back(self):
         with mock.patch.object(check, 'LESSON', Path(self.folder) / 'lesson_train.txt'):

@@ -102,10 +102,6 @@ def watch(path, words, shown_file):
         time.sleep(0.2)  # five times a second: a save feels answered at once, and a stat costs nothing
 
 
-def stop_on_sigterm(*_):
-    raise KeyboardInterrupt  # the children are killed on the way out (runner.kill_all)
-
-
 def main():
     argv = sys.argv[1:]
     lang = language(argv, os.environ)
@@ -123,13 +119,15 @@ def main():
         print(words['help'])
         return
     shown_file = common.shown(path.name)
-    signal.signal(signal.SIGTERM, stop_on_sigterm)
+    signal.signal(signal.SIGTERM, common.terminated)  # raised here, so that the children go first
     try:
         if watching:
             watch(path, words, shown_file)
         status = run_once(path, words, shown_file)
     except check.Unreadable as e:
         common.fail(report.render(words, *e.args[0]))
+    except common.Terminated:
+        common.fail(words['terminated'], 143)  # 128 + SIGTERM, as every lab ends
     except KeyboardInterrupt:
         common.fail(words['interrupted'], 130)
     if status:

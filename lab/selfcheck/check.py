@@ -131,9 +131,15 @@ def check_many(sources, lesson_text, broken=None, children=1, seconds=runner.SEC
         runnable = [(folder, names) for folder, names in jobs if names]
         answers = [None] * len(runnable)
         groups = [runnable[n::children] for n in range(children)]  # every children-th job in each
-        with concurrent.futures.ThreadPoolExecutor(children) as pool:
+        pool = concurrent.futures.ThreadPoolExecutor(children)
+        try:
             for n, group in enumerate(pool.map(run_children, groups, [seconds] * children)):
                 answers[n::children] = group
+        except BaseException:  # Ctrl-C or SIGTERM: the children first, or the pool would wait for them
+            runner.kill_all()
+            raise
+        finally:
+            pool.shutdown()
         found = iter(answers)
     return [verdicts(names, next(found) if job[1] else {}, wrong)
             for names, job, wrong in zip(typed, jobs, broken)]
