@@ -431,8 +431,7 @@ class HostileLearnerFileTest(unittest.TestCase):
         with mock.patch.object(check, 'LESSON', Path(self.folder) / 'lesson_train.txt'):
             code, out, err = run_inside(ROOT, 'selfcheck', '--lang', 'en')
         self.assertEqual((code, out), (1, ''))
-        self.assertEqual(err, 'lab.selfcheck: lab/lesson_train.txt is missing, and the rules run on it: '
-                              'git checkout -- lab/lesson_train.txt\n')
+        self.assertEqual(err, 'lab.selfcheck: lab/lesson_train.txt is missing: git checkout restores it\n')
 
     def test_a_file_to_check_that_is_a_pipe_is_one_line(self):
         path = os.path.join(self.folder, 'tokenizer.py')
