@@ -28,7 +28,7 @@ def step(before, tok, ids):
 def trace(text, count):
     """Train on text, then replay the learned merges one at a time, printing each step."""
     tok = BPE.train(text, count)
-    ids = BPE(tok.vocab, []).encode(text)
+    ids = common.encoded(BPE(tok.vocab, []), text)
     print(step('start:', tok, ids))
     for (a, b), new_id in tok.merges:
         ids = merge(ids, (a, b), new_id)

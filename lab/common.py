@@ -44,6 +44,7 @@ MAKE_TOKENIZER = 'python3 tokenizer.py makes it'
 # about 80 on a 1.1 MB novel (lab.fast_bpe at 22, measured with lab.speed on 12 MB).
 MEMORY_PER_TEXT_BYTE = 100
 SELFCHECK = 'python3 -m lab.selfcheck checks tokenizer.py rule by rule'
+TUTOR = 'python3 -m lab.selfcheck'  # the same, at the end of a one-line error
 A_TEXT_FILE = 'give a UTF-8 text file'
 
 
@@ -203,7 +204,7 @@ def vocabulary_problem(vocab, merges, head=(UNKNOWN,), never_made=newline_merged
     in code point order, then one token a merge, each the text of the two it joins.
     never_made(piece) says why a merge may not make piece, or None when it may."""
     if not isinstance(vocab, list) or not vocab or not all(isinstance(p, str) and p for p in vocab):
-        return '"vocab" must be a non-empty list of non-empty strings'
+        return '"vocab" is empty' if vocab == [] else '"vocab" must be a non-empty list of non-empty strings'
     bad = next((i for i, piece in enumerate(head) if vocab[i:i + 1] != [piece]), None)
     if bad is not None:
         found = json.dumps(vocab[bad:bad + 1], ensure_ascii=False)[1:-1] or 'missing'
@@ -266,9 +267,17 @@ def lesson_bpe(vocab, merges):
     tok = BPE(vocab, merges)
     for name, kind in [('vocab', list), ('merges', list), ('chars', dict)]:
         if not isinstance(getattr(tok, name, None), kind):
-            raise ValueError(f'BPE(vocab, merges) in tokenizer.py keeps no {name} ({kind.__name__}); '
-                             'python3 -m lab.selfcheck')
+            raise ValueError(f'BPE in tokenizer.py keeps no self.{name} ({kind.__name__}): {TUTOR}')
     return tok
+
+
+def encoded(tok, text):
+    """tok.encode(text) of the BPE the learner typed: a list, or ValueError in one line that
+    points to the tutor (an encode without its return gives None)."""
+    ids = tok.encode(text)
+    if not isinstance(ids, list):
+        raise ValueError(f'encode gave {clip(repr(ids), 16)}, not a list of ids: python3 -m lab.selfcheck')
+    return ids
 
 
 def state_of(tok):
@@ -276,8 +285,7 @@ def state_of(tok):
     state = tok.state()
     if not isinstance(state, dict) or sorted(state) != ['merges', 'vocab']:
         keys = sorted(state) if isinstance(state, dict) else type(state).__name__
-        raise ValueError(f"state() in tokenizer.py gave {keys}, not the keys ['merges', 'vocab']; "
-                         f'{SELFCHECK}')
+        raise ValueError(f"state() in tokenizer.py gave {keys}, not the keys ['merges', 'vocab']: {TUTOR}")
     return state
 
 
@@ -801,6 +809,11 @@ def learners_error(error):
     module = sys.modules.get('tokenizer')
     mine = os.path.realpath(getattr(module, '__file__', None) or 'tokenizer.py')
     if isinstance(error, ImportError) and error.name == 'tokenizer':
+        lacking = re.match(r"cannot import name '(\w+)'", str(error))
+        part = {'merge': 1, 'BPE': 2}.get(lacking.group(1)) if lacking else None
+        if part:  # typed part by part: what the lab needs comes later
+            return [f'tokenizer.py has no {lacking.group(1)} yet: the lesson types it in part {part}',
+                    SELFCHECK]
         return [f'tokenizer.py cannot be imported ({error})', SELFCHECK]
     if not (isinstance(error, SyntaxError) and os.path.realpath(error.filename or '') == mine):
         frames = traceback.extract_tb(error.__traceback__)
@@ -848,6 +861,11 @@ def calls_the_lesson_wrongly(error):
     lacking = explain.NO_ATTRIBUTE.match(str(error))
     if lacking:
         return lacking.group(1) in [*explain.METHODS, *explain.ATTRIBUTES]  # a lab's own slip is its own
+    frames = traceback.extract_tb(error.__traceback__)
+    line = frames[-1].line or '' if frames else ''
+    calling = re.search(r'\bBPE\.train\(|\btok\.(encode|decode|state|vocab|merges|chars)\b', line)
+    if calling and re.search(r"'(NoneType|tuple|list|dict|str|int)' object|type 'NoneType'", str(error)):
+        return True  # what train or encode gave back, used where the lesson's would be: None, a tuple
     called = re.match(r'BPE(?:\.(\w+))?\(\) |merge\(\) ', str(error))
     return isinstance(error, TypeError) and bool(called) and (called.group(1) or 'train') in explain.METHODS
 

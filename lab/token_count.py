@@ -30,7 +30,7 @@ def main():
         common.status(f'training with {count} merges on {len(text):,} characters ...')  # long on a book
         tok = BPE.train(text, count)
         common.status()
-        print('merges', count, 'vocab', len(tok.vocab), 'tokens', len(tok.encode(text)))
+        print('merges', count, 'vocab', len(tok.vocab), 'tokens', len(common.encoded(tok, text)))
 
 
 if __name__ == '__main__':

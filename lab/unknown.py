@@ -28,7 +28,8 @@ def main():
     tok = common.load_tokenizer(args.tokenizer)
     for word in args.words or WORDS:
         # surrogateescape: a word from the command line may hold bytes that are not UTF-8
-        said = f"{common.shown(word)} {tok.encode(word)} {list(word.encode('utf-8', 'surrogateescape'))}"
+        ids, data = common.encoded(tok, word), list(word.encode('utf-8', 'surrogateescape'))
+        said = f'{common.shown(word)} {ids} {data}'
         print(common.clip(said))  # a long word is cut at 80 columns: python3 -m lab.show shows it all
 
 

@@ -161,7 +161,7 @@ class LearnerBugSeenFromALabTest(unittest.TestCase):
         self.typed_with('        self.chars = {', '        self.char = {')
         done = self.lab('show')
         self.assertEqual((done.returncode, done.stderr.count('\n')), (1, 1), done.stderr)
-        self.assertIn('BPE(vocab, merges) in tokenizer.py keeps no chars', done.stderr)
+        self.assertIn('BPE in tokenizer.py keeps no self.chars (dict): python3 -m lab.selfcheck', done.stderr)
 
     def test_an_error_in_a_lab_itself_is_not_blamed_on_tokenizer_py(self):
         def lab_code():

@@ -33,8 +33,9 @@ class ProblemTest(unittest.TestCase):
             self.assert_problem(state, 'exactly the keys')
 
     def test_vocab_empty_or_not_a_list_of_strings(self):
-        for vocab in [[], 'abc', ['\ufffd', 1], None]:
+        for vocab in ['abc', ['\ufffd', 1], None]:
             self.assert_problem(dict(GOOD, vocab=vocab), 'non-empty list of non-empty strings')
+        self.assert_problem(dict(GOOD, vocab=[]), '"vocab" is empty')
 
     def test_vocab_0_is_the_unknown_character(self):
         self.assert_problem(damaged(lambda s: s['vocab'].__setitem__(0, '?')), 'vocab[0]')

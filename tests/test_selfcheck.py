@@ -71,6 +71,10 @@ SLIPS = [
     ('pair, n = pairs.most_common(1)[0]', 'pair, n = pairs.most_common(1)', 'hint.most_common'),
     ('    return result\n', '\n', 'look.merge_return'),
     ('        return cls(vocab, merges)\n', '        cls(vocab, merges)\n', 'look.train_return'),
+    ('            i += 1\n    return result', '            i += 1\n        return result',
+     'look.merge_return'),  # the return inside the while: merge gives back its first step
+    ('            ids = merge(ids, pair, new_id)\n        return ids',
+     '            ids = merge(ids, pair, new_id)\n            return ids', 'look.encode_return'),
     ('            ids = merge(ids, pair, new_id)\n        return cls(vocab, merges)',
      '            ids = merge(ids, pair, new_id)\n            return cls(vocab, merges)',
      'look.train_return'),
@@ -85,6 +89,8 @@ SLIPS = [
     ('self.chars = {', 'chars = {', 'hint.self_attribute'),
     ('    tokenizer = BPE.train(text, count)',
      '    tokenizer = BPE([], [])\n    tokenizer.train(text, count)', 'hint.train_result'),
+    ("if __name__ == '__main__':", "if __name__ == 'main':", 'hint.main_name'),  # typed, but it never runs
+    ("if __name__ == '__main__':", 'if __name__ == __main__:', 'hint.main_name'),
     ('        if tuple(ids[i:i + 2]) == tuple(pair):\n            result.append(new_id)\n            i += 2\n'
      '        else:\n            result.append(ids[i])\n            i += 1\n', '        # the body, next\n',
      'hint.body'),  # the while typed, its body not yet  # typing the if's body, not there yet
@@ -307,6 +313,26 @@ class LabsMeetAnUnfinishedFileTest(unittest.TestCase):
         self.assertEqual((code, said[0], said[-1]), (130, 'interrupted', common.SELFCHECK))
         self.assertEqual(said[1], f'it was in tokenizer.py, line {train} in train, then line {line} '
                                   'in merge: does a loop there end?')
+
+    def test_what_train_gives_back_used_as_a_tokenizer_is_said_as_the_tutor_says_it(self):
+        for return_line, said in [('        cls(vocab, merges)\n', 'hint: a value is None'),
+                                  ('        return vocab, merges\n', 'hint: a tuple where a tokenizer')]:
+            with self.subTest(return_line):
+                typed = lesson_with('        return cls(vocab, merges)\n', return_line)
+                lines = self.said_by_a_lab(typed, lambda module: module.BPE.train('aab', 1).vocab)
+                self.assertTrue(any(line.startswith(said) for line in lines), lines)
+
+    def test_an_encode_that_gives_no_list_is_one_line_in_a_lab(self):
+        typed = lesson_with('        return ids\n', '\n')
+        said = self.said_by_a_lab(typed, lambda module: common.encoded(module.BPE.train('aab', 1), 'ab'),
+                                  ValueError, str)
+        self.assertEqual(said, 'encode gave None, not a list of ids: python3 -m lab.selfcheck')
+
+    def test_a_lab_that_needs_a_part_not_typed_yet_names_it(self):
+        typed = LESSON[:LESSON.index('class BPE:')]
+        lines = self.said_by_a_lab(typed, lambda module: exec('from tokenizer import BPE'))
+        self.assertEqual(lines, ['tokenizer.py has no BPE yet: the lesson types it in part 2',
+                                 common.SELFCHECK])
 
     def test_an_error_of_the_labs_own_is_not_blamed_on_the_learner(self):
         said = self.said_by_a_lab(LESSON, lambda module: module.BPE.train('aab', 1).no_such_thing())

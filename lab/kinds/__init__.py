@@ -80,7 +80,7 @@ def kind_of(data):
     problem = common.problem_with(data)
     if problem and isinstance(data, dict) and {'vocab', 'merges'} & set(data):
         # written by a tokenizer.py whose state() is not the lesson's: training again cannot mend it
-        raise ValueError(f'{problem}; {common.SELFCHECK}')
+        raise ValueError(f'{problem}: {common.TUTOR}')
     if problem:
         raise ValueError(f'{problem}; {common.MAKE_TOKENIZER} again')
     return 'char', data

@@ -47,7 +47,7 @@ def typed_names(source):
             names.add(node.name)
             if node.name == 'BPE':
                 methods.update(item.name for item in node.body if isinstance(item, ast.FunctionDef))
-        elif isinstance(node, ast.If) and '__main__' in ast.dump(node.test):
+        elif isinstance(node, ast.If) and "id='__name__'" in ast.dump(node.test):  # '__main__', or a slip
             names.add('__main__')
     if 'BPE' in names:
         own = methods - set(explain.METHODS)  # encode is not a slip for decode

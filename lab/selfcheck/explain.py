@@ -123,6 +123,38 @@ def discards_training(source):
                for node in ast.walk(tree))
 
 
+def returns_in_a_loop(source):
+    """The names of the functions of source with a return inside a for or while loop: the
+    lesson's merge, train and encode return after theirs, and one inside gives back the first
+    round's result."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return set()
+    found = set()
+    for function in ast.walk(tree):
+        if isinstance(function, ast.FunctionDef):
+            loops = [node for node in ast.walk(function) if isinstance(node, (ast.For, ast.While))]
+            if any(isinstance(inner, ast.Return) for loop in loops for inner in ast.walk(loop)):
+                found.add(function.name)
+    return found
+
+
+def main_guard_slip(source):
+    """Whether source's if __name__ == ... compares with something other than '__main__' (then
+    python3 tokenizer.py runs none of it)."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    for node in tree.body:
+        test = node.test if isinstance(node, ast.If) else None
+        if isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and test.left.id == '__name__':
+            other = test.comparators[0]
+            return not (isinstance(other, ast.Constant) and other.value == '__main__')
+    return False
+
+
 def source_line(source, line):
     lines = source.splitlines()
     return lines[line - 1] if line and 0 < line <= len(lines) else ''
@@ -141,8 +173,14 @@ def hint_for(error, kind, detail, function, code):
         return ('hint.most_common' if 'most_common' in code else 'hint.unpack'), {}
     if kind == 'ValueError' and 'is not in list' in detail:
         return 'hint.index', {}
-    if kind == 'AttributeError' and detail.startswith("'NoneType' object"):
+    if kind == 'AttributeError' and detail.startswith("'NoneType' object") or \
+            kind == 'TypeError' and "'NoneType'" in detail:
         return 'hint.none', {}
+    given = re.match(r"'(tuple|list|dict)' object has no attribute '(\w+)'", detail)
+    if kind == 'AttributeError' and given and given.group(2) in [*METHODS, *ATTRIBUTES]:
+        return 'hint.not_a_tokenizer', {'type': given.group(1), 'name': given.group(2), 'part': '3'}
+    if kind == 'NameError' and missing and missing.group(1) in ('__main__', 'main'):
+        return 'hint.main_name', {'part': '6'}
     lacking = NO_ATTRIBUTE.match(detail) if kind == 'AttributeError' else None
     if lacking or kind == 'TypeError' and detail.startswith('BPE() takes no arguments'):
         found = missing_from_bpe(lacking.group(1) if lacking else '__init__')
