@@ -849,7 +849,8 @@ def interrupted_in_learners_file(error):
     if not frames:
         return []
     places = ', then '.join(f'line {frame.lineno} in {frame.name}' for frame in frames[-3:])
-    return [f'it was in tokenizer.py, {places}: does a loop there end?', SELFCHECK]
+    which = 'does that loop end?' if len(frames) == 1 else 'does each of these loops end?'
+    return [f'it was in tokenizer.py, {places}: {which}', SELFCHECK]
 
 
 def calls_the_lesson_wrongly(error):

@@ -312,7 +312,7 @@ class LabsMeetAnUnfinishedFileTest(unittest.TestCase):
         train = typed.splitlines().index('            ids = merge(ids, pair, new_id)') + 1
         self.assertEqual((code, said[0], said[-1]), (130, 'interrupted', common.SELFCHECK))
         self.assertEqual(said[1], f'it was in tokenizer.py, line {train} in train, then line {line} '
-                                  'in merge: does a loop there end?')
+                                  'in merge: does each of these loops end?')
 
     def test_what_train_gives_back_used_as_a_tokenizer_is_said_as_the_tutor_says_it(self):
         for return_line, said in [('        cls(vocab, merges)\n', 'hint: a value is None'),
