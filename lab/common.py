@@ -808,6 +808,9 @@ def learners_error(error):
     command; None when the error is not the learner's."""
     module = sys.modules.get('tokenizer')
     mine = os.path.realpath(getattr(module, '__file__', None) or 'tokenizer.py')
+    unreadable = isinstance(error, (SyntaxError, ValueError)) and 'null bytes' in str(error)
+    if unreadable and 'tokenizer' not in sys.modules:  # Python cannot read it, nor says where
+        return ['tokenizer.py holds a NUL character (\\x00), which Python cannot read: delete it', SELFCHECK]
     if isinstance(error, ImportError) and error.name == 'tokenizer':
         lacking = re.match(r"cannot import name '(\w+)'", str(error))
         part = {'merge': 1, 'BPE': 2}.get(lacking.group(1)) if lacking else None

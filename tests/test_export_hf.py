@@ -95,6 +95,9 @@ class ExportTest(unittest.TestCase):
                 (good, lambda d: d.update(truncation={'max_length': 8, 'strategy': 'LongestFirst'}),
                  'a truncation'),
                 (good, lambda d: d.update(padding={'strategy': 'BatchLongest'}), 'a padding'),
+                (good, lambda d: d.update(added_tokens=5), '"added_tokens" must be a list'),
+                (good, lambda d: d['model']['merges'].insert(0, [['Q'], ':']), r'merges\[0\] is'),
+                (good, lambda d: d.update(decoder=[{'type': 'Fuse'}] * 200), r'decoder is \[.{0,30}\.\.\.:'),
                 (good, lambda d: d.update(decoder=None), 'its decoder is none: a kind here decodes as Fuse'),
                 (byte, lambda d: d.update(decoder={'type': 'Fuse'}), 'decoder is Fuse: .* as ByteLevel')]:
             data = json.loads(json.dumps(data))

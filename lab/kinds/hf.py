@@ -150,7 +150,8 @@ def from_hf(data):
 
 
 def type_of(step):
-    return step.get('type', '?') if isinstance(step, dict) else repr(step)
+    """What a step of the file is, in a few words: its "type", or its value cut short."""
+    return common.clip(str(step.get('type', '?')) if isinstance(step, dict) else repr(step), 24)
 
 
 def is_byte_level(step):
@@ -162,6 +163,8 @@ def read_model(model, added):
     ids, pairs = model.get('vocab'), model.get('merges')
     if not isinstance(ids, dict) or not all(type(i) is int for i in ids.values()):
         raise ValueError('"vocab" must map each string to an id')
+    if not isinstance(added, list):
+        raise ValueError('"added_tokens" must be a list')
     special = {}
     for token in added:
         if not (isinstance(token, dict) and token.get('special') and isinstance(token.get('content'), str)):
@@ -179,7 +182,8 @@ def read_model(model, added):
     for pair in pairs:
         if isinstance(pair, str) and pair.count(' ') == 1:  # the older way to write one: "a b"
             pair = pair.split(' ')
-        if not (isinstance(pair, list) and len(pair) == 2 and all(piece in ids for piece in pair)
+        if not (isinstance(pair, list) and len(pair) == 2 and all(isinstance(piece, str) for piece in pair)
+                and all(piece in ids for piece in pair)
                 and pair[0] + pair[1] in ids):
             raise ValueError(f'merges[{len(merges)}] is {pair!r:.40}, not two strings of "vocab" '
                              'that make a third')

@@ -89,7 +89,13 @@ def readable_part(source):
     try:
         compile(source, 'tokenizer.py', 'exec', dont_inherit=True)
         return source, None
-    except SyntaxError as error:  # also IndentationError and TabError
+    except (SyntaxError, ValueError) as raised:  # also IndentationError and TabError
+        error = raised
+        if '\x00' in source:  # no file with a NUL is read (a ValueError before 3.12), and none says where
+            error = SyntaxError('source code string cannot contain null bytes',
+                                ('tokenizer.py', source[:source.index('\x00')].count('\n') + 1, None, None))
+        elif not isinstance(error, SyntaxError):
+            raise
         part = explain.part_of_line(source, error.lineno or 1)
         first = min([line for line, p in explain.parts_by_line(source) if p == part], default=1)
         said = explain.explain(error, error.filename or '', source)
@@ -201,4 +207,5 @@ def syntax_part(answers):
     """The part Python could not read (its SYNTAX answer looks there), or None."""
     if SYNTAX not in answers:
         return None
-    return next(int(fields['where'].split('.')[1]) for key, fields in answers[SYNTAX][1] if key == 'look')
+    looks = [fields['where'] for key, fields in answers[SYNTAX][1] if key == 'look']
+    return int(looks[0].split('.')[1]) if looks else 0

@@ -71,7 +71,8 @@ def where(error, path, source='', settled=()):
     mine = os.path.realpath(path)
     if isinstance(error, SyntaxError) and os.path.realpath(error.filename or '') == mine:
         return error.lineno, None
-    frames = [f for f in traceback.extract_tb(error.__traceback__) if os.path.realpath(f.filename) == mine]
+    frames = [f for f in traceback.extract_tb(error.__traceback__)  # a line of None: 3.11, stopped mid-line
+              if os.path.realpath(f.filename) == mine and f.lineno]
     unsettled = [f for f in frames if part_of_line(source, f.lineno) not in settled]
     frames = frames[:frames.index(unsettled[-1]) + 1] if settled and unsettled else frames
     if not frames:
@@ -188,6 +189,8 @@ def hint_for(error, kind, detail, function, code):
             return found
     if kind == 'NameError' and function in METHODS and missing and missing.group(1) in ATTRIBUTES:
         return 'hint.self', {'name': missing.group(1)}
+    if 'null bytes' in detail:  # a NUL character, pasted in: Python reads no file that holds one
+        return 'hint.null', {}
     if kind in ('SyntaxError', 'IndentationError') and 'outside' in detail:  # a return or break
         return 'hint.outside', {}
     if kind == 'IndentationError' and detail.startswith('expected an indented block'):
@@ -209,7 +212,7 @@ def missing_from_bpe(name):
     if name not in METHODS or not isinstance(bpe, type):
         return None
     part = str(METHODS[name])
-    if callable(vars(module).get(name)):  # a function of the file itself, not of every module
+    if callable(vars(module).get(name)) or isinstance(vars(module).get(name), (classmethod, staticmethod)):
         return 'hint.outside_class', {'name': name, 'part': part}
     typed = [key for key, value in vars(bpe).items() if key not in METHODS and  # not a slip for another
              (callable(value) or isinstance(value, classmethod))]

@@ -79,7 +79,8 @@ def run(jobs, seed='0', seconds=SECONDS):
         kill_strays(mark)
     for reader in readers:
         reader.join(timeout=1)  # a process that left the group may hold the pipe: do not wait for it
-    child.stderr.close()
+    if not readers[1].is_alive():  # closing a pipe another thread still reads would wait with it
+        child.stderr.close()
     last = 'no answer in time' if late else (b''.join(tail).decode('utf-8', 'replace').strip().splitlines()
                                              or ['?'])[-1]
     found = [{} for _ in jobs]
