@@ -259,6 +259,11 @@ def load_tokenizer(path=SAVED):
     return tok.lesson
 
 
+class NotTheLessons(ValueError):
+    """tokenizer.py's BPE does not do what the lesson's does: said of tokenizer.py, whatever
+    file was being read when it showed."""
+
+
 def lesson_bpe(vocab, merges):
     """tokenizer.BPE(vocab, merges), the class the learner typed, refused in one line that points
     to the tutor when it does not keep what the lesson's keeps (vocab, merges, chars): the labs
@@ -267,7 +272,7 @@ def lesson_bpe(vocab, merges):
     tok = BPE(vocab, merges)
     for name, kind in [('vocab', list), ('merges', list), ('chars', dict)]:
         if not isinstance(getattr(tok, name, None), kind):
-            raise ValueError(f'BPE in tokenizer.py keeps no self.{name} ({kind.__name__}): {TUTOR}')
+            raise NotTheLessons(f'BPE in tokenizer.py keeps no self.{name} ({kind.__name__}): {TUTOR}')
     return tok
 
 
@@ -276,7 +281,7 @@ def encoded(tok, text):
     points to the tutor (an encode without its return gives None)."""
     ids = tok.encode(text)
     if not isinstance(ids, list):
-        raise ValueError(f'encode gave {clip(repr(ids), 16)}, not a list of ids: python3 -m lab.selfcheck')
+        raise NotTheLessons(f'encode gave {clip(repr(ids), 16)}, not a list of ids: {TUTOR}')
     return ids
 
 
@@ -285,7 +290,7 @@ def state_of(tok):
     state = tok.state()
     if not isinstance(state, dict) or sorted(state) != ['merges', 'vocab']:
         keys = sorted(state) if isinstance(state, dict) else type(state).__name__
-        raise ValueError(f"state() in tokenizer.py gave {keys}, not the keys ['merges', 'vocab']: {TUTOR}")
+        raise NotTheLessons(f"state() in tokenizer.py gave {keys}, not the keys ['merges', 'vocab']: {TUTOR}")
     return state
 
 
@@ -854,6 +859,17 @@ def interrupted_in_learners_file(error):
     places = ', then '.join(f'line {frame.lineno} in {frame.name}' for frame in frames[-3:])
     which = 'does that loop end?' if len(frames) == 1 else 'does each of these loops end?'
     return [f'it was in tokenizer.py, {places}: {which}', SELFCHECK]
+
+
+def raised_in_learners_file(error):
+    """Whether error was raised by a line of tokenizer.py (a check of its own, or a raise at
+    import): then it is tokenizer.py's to say, not a file's."""
+    module = sys.modules.get('tokenizer')
+    mine = os.path.realpath(getattr(module, '__file__', None) or 'tokenizer.py')
+    if isinstance(error, NotTheLessons):
+        return True
+    frames = traceback.extract_tb(error.__traceback__)
+    return any(os.path.realpath(frame.filename) == mine for frame in frames)
 
 
 def calls_the_lesson_wrongly(error):

@@ -161,7 +161,14 @@ class LearnerBugSeenFromALabTest(unittest.TestCase):
         self.typed_with('        self.chars = {', '        self.char = {')
         done = self.lab('show')
         self.assertEqual((done.returncode, done.stderr.count('\n')), (1, 1), done.stderr)
-        self.assertIn('BPE in tokenizer.py keeps no self.chars (dict): python3 -m lab.selfcheck', done.stderr)
+        self.assertEqual(done.stderr, 'lab.show: BPE in tokenizer.py keeps no self.chars (dict): '
+                                      'python3 -m lab.selfcheck\n')  # tokenizer.py's, not the file's
+
+    def test_an_error_tokenizer_py_raises_is_not_blamed_on_the_file_being_loaded(self):
+        self.typed_with("        self.merges = merges\n",
+                        "        self.merges = merges\n        raise ValueError('no merges today')\n")
+        done = self.lab('show')
+        self.assertEqual((done.returncode, done.stderr), (1, 'lab.show: no merges today\n'))
 
     def test_an_error_in_a_lab_itself_is_not_blamed_on_tokenizer_py(self):
         def lab_code():

@@ -99,6 +99,8 @@ def load(path=common.SAVED):
     try:
         return KINDS[kind](**state)
     except ValueError as e:
+        if common.learners_error(e) is not None or common.raised_in_learners_file(e):
+            raise  # tokenizer.py's, not the file's: said as such
         raise ValueError(f'{path} ({kind} tokenizer): {e}') from None
 
 
