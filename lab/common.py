@@ -727,6 +727,14 @@ def fail(message, code=1):
     sys.exit(say(code, [message]))
 
 
+class Said(ValueError):
+    """A mistake said in several lines (a child's message, passed on as it said it)."""
+
+    def __init__(self, lines):
+        super().__init__('; '.join(lines))
+        self.lines = lines
+
+
 class Terminated(KeyboardInterrupt):
     """SIGTERM, raised where the lab is, so that what it started (processes, files) is put away
     on the way out, as for Ctrl-C (a KeyboardInterrupt: an except Exception does not catch it)."""
@@ -775,6 +783,8 @@ def ending(error):
         return 1, said, False
     if isinstance(error, OSError) and error.errno in (errno.ENOSPC, errno.EIO):  # stdout: files say theirs
         return 1, [f'cannot write its output ({error.strerror})'], True
+    if isinstance(error, Said):
+        return 1, error.lines, False
     return (1, [str(error)], False) if isinstance(error, ValueError) else None
 
 

@@ -134,9 +134,14 @@ def in_fresh_python(*args):
     """Run this lab with args in a fresh Python: its figures, as a dict."""
     code, out, err = common.run_bounded([sys.executable, '-m', 'lab.speed', *map(str, args)], common.ROOT,
                                         CHILD_SECONDS)
-    if code:
-        last = (err.strip().splitlines() or ['it failed'])[-1]
-        raise ValueError(last.removeprefix('lab.speed: '))  # the child's own message, said once
+    if code:  # the child's own message, said once: each of its lines, a wrapped one joined again
+        said = []
+        for line in err.strip().splitlines():
+            if line.startswith('lab.speed: '):
+                said.append(line.removeprefix('lab.speed: '))
+            elif said and line.startswith('  '):
+                said[-1] += ' ' + line.strip()
+        raise common.Said(said or [(err.strip().splitlines() or ['a child failed'])[-1]])
     # the marked line, printed last: a print in tokenizer.py is not it, and one without a newline
     # may stand before it
     answers = [line[line.index(ANSWER) + len(ANSWER):] for line in out.splitlines() if ANSWER in line]
@@ -278,12 +283,15 @@ def arguments():
 def child_figures(args):
     """What a child measures, as --child WHAT PATH PART asks."""
     what, path, part = args.child
-    return {'ours': lambda: measure_ours(path, args.merges, float(part), args.jobs),
+    figures = {'ours': lambda: measure_ours(path, args.merges, float(part), args.jobs),
             'theirs': lambda: measure_theirs(path, args.merges, float(part)),
             'lesson': lambda: measure_lesson(path, args.lesson_merges),
             **{f'kind-{kind}': functools.partial(measure_kind, path, kind, args.merges)
                for kind in kinds.KINDS},
-            'read': lambda: len(common.read_text(path))}[what]()
+            'read': lambda: len(common.read_text(path))}
+    if what not in figures:
+        raise ValueError(f'--child {what}: not one of {", ".join(figures)}')
+    return figures[what]()
 
 
 def measurable(files):

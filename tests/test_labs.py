@@ -403,6 +403,20 @@ class SpeedTest(unittest.TestCase):
         self.assertEqual(row.split()[1:3], ['110,000', '5'])  # printed too: the figures of its children
 
 
+class SpeedChildTest(unittest.TestCase):
+    def test_a_childs_message_of_several_lines_is_passed_on_whole(self):
+        from lab import speed
+        err = ('lab.speed: your code raised TypeError: BPE() takes no arguments\n'
+               'lab.speed: hint: BPE has no __init__, but it has __int__: a typing slip? def\n  __init__\n'
+               f'lab.speed: {common.SELFCHECK}\n')
+        with mock.patch.object(common, 'run_bounded', return_value=(1, '', err)), \
+                self.assertRaises(common.Said) as said:
+            speed.in_fresh_python('--child', 'read', 'x.txt', 1)
+        hint = 'hint: BPE has no __init__, but it has __int__: a typing slip? def __init__'
+        self.assertEqual(said.exception.lines,
+                         ['your code raised TypeError: BPE() takes no arguments', hint, common.SELFCHECK])
+
+
 class BoundedChildTest(unittest.TestCase):
     """common.run_bounded: the children that import a tokenizer.py nobody reviewed (lab.speed's)."""
 
