@@ -202,7 +202,7 @@ def check_manifest(manifest, path):
     for key in RECORDED:
         where, ours, theirs = first_difference(key, found[key], saved[key])
         if where:
-            raise ValueError(f'{path} does not match {manifest}: {where} {brief(ours)}, '
+            raise ValueError(f'{path} does not match {manifest}: {common.clip(where, 32)} {brief(ours)}, '
                              f'recorded {brief(theirs)}')
     return tok, saved
 

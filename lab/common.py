@@ -102,10 +102,9 @@ def refuse_what_cannot_fit(path):
         return  # read_bytes says what is wrong
     memory = memory_bytes()
     if memory and size * MEMORY_PER_TEXT_BYTE > memory:
-        raise ValueError(f'{path} is {size / 2**20:,.0f} MiB, and the labs need about '
-                         f'{MEMORY_PER_TEXT_BYTE} bytes of memory for each byte of text, more than the '
-                         f'{memory / 2**30:,.1f} GiB here: give a part of it '
-                         f'(at most {memory // MEMORY_PER_TEXT_BYTE // 2**20:,} MiB)')
+        most = memory // MEMORY_PER_TEXT_BYTE // 2**20  # the labs need about that much for each byte
+        raise ValueError(f'{path} is {size / 2**20:,.0f} MiB, too large for {memory / 2**30:,.1f} GiB of '
+                         f'memory: give a part of it, at most {most:,} MiB')
 
 
 def read_text(path, fix=A_TEXT_FILE, limit=None):

@@ -77,7 +77,7 @@ def main():
     labels = ['learned order', f'shuffled, seed {args.seed}']
     names = common.shown(args.tokenizer.name), common.shown(args.file.name)
     print(f'\n{len(tok.merges)} merges of {names[0]} on {names[1]}')
-    rows = [[label, f'{sum(map(len, lines)):,} tokens', common.clip(pieces(t, lines[0]), 50)]
+    rows = [[label, f'{sum(map(len, lines)):,} tokens', common.clip(pieces(t, lines[0]), 44)]
             for label, t, lines in zip(labels, [tok, other], encoded)]
     print(common.table(rows, right={1}))
     print(f'{changed} of {len(encoded[0])} lines get other ids')

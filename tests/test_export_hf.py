@@ -91,7 +91,7 @@ class ExportTest(unittest.TestCase):
                 (byte, lambda d: d['pre_tokenizer'].update(add_prefix_space=True), 'adds a space'),
                 (byte, lambda d: d.update(pre_tokenizer={'type': 'Split', 'pattern': {'Regex': 'x'},
                                                          'behavior': 'Isolated', 'invert': False}),
-                 'a pattern that no kind here has'),
+                 'a pattern no kind here has'),
                 (good, lambda d: d.update(truncation={'max_length': 8, 'strategy': 'LongestFirst'}),
                  'a truncation'),
                 (good, lambda d: d.update(padding={'strategy': 'BatchLongest'}), 'a padding'),

@@ -217,12 +217,11 @@ def read_pre_tokenizer(step):
 def split_pattern(step):
     """The name of the pattern a Split pre-tokenizer cuts with, if it is one of ours."""
     if type_of(step) != 'Split':
-        raise ValueError(f'its pre-tokenizer ({type_of(step)}) is not one a kind here has: they cut with '
-                         'Split, ByteLevel or both')
+        raise ValueError(f'its pre-tokenizer ({type_of(step)}) is no Split or ByteLevel, as a kind here has')
     regex = step.get('pattern', {}).get('Regex') if isinstance(step.get('pattern'), dict) else None
     name = next((name for name in [*PIECE_PATTERNS, 'word'] if PATTERNS[name] == regex), None)
     if name is None or step.get('behavior') != 'Isolated' or step.get('invert'):
-        raise ValueError(f'its pre-tokenizer ({type_of(step)}) cuts with a pattern that no kind here has')
+        raise ValueError(f'its pre-tokenizer ({type_of(step)}) cuts with a pattern no kind here has')
     return name
 
 
