@@ -57,11 +57,18 @@ def kind_of(line):
 def measure(name, tok, encode, lines):
     """One table row for lines (each without its newline)."""
     c = common.count_lines(tok, encode, lines)
-    tokens = max(c['tokens'], 1)
     return [name, common.figure(c['lines']), common.figure(c['chars']), common.figure(c['tokens']),
-            f"{c['chars'] / tokens:.2f}", f"{c['bytes'] / tokens:.2f}",
+            ratio(c['chars'], c['tokens']), ratio(c['bytes'], c['tokens']),
             f"{sum(c['unknown'].values()) / max(c['chars'], 1):.1%}",
             *(common.figure(common.percentile(c['per_line'], p)) for p in (50, 95, 99))]
+
+
+def ratio(count, tokens):
+    """count per token as the table shows it: '-' for no token (a byte tokenizer may leave every
+    character out), two decimals, or a whole figure from 1,000 up (one token of a long line)."""
+    if not tokens:
+        return '-'
+    return f'{count / tokens:.2f}' if count / tokens < 1000 else common.figure(round(count / tokens))
 
 
 def report(tok, named_texts, slices=True):

@@ -363,6 +363,12 @@ class LimitsTest(unittest.TestCase):
             fast.encode(tok, TEXT * 400, jobs=2)
 
 
+class CompressionRatioTest(unittest.TestCase):
+    def test_no_token_is_a_dash_and_a_huge_ratio_a_figure(self):
+        self.assertEqual([compression.ratio(*pair) for pair in [(0, 0), (836, 795), (9_000_000, 1)]],
+                         ['-', '1.05', '9M'])
+
+
 class CompressionCommandTest(unittest.TestCase):
     def test_a_tokenizer_given_without_a_file_is_used_on_the_samples(self):
         root = copy_project(self)

@@ -128,6 +128,7 @@ class EveryLabTest(unittest.TestCase):
         with mock.patch.object(common, 'count_lines', huge), contextlib.redirect_stdout(out):
             compression.report(tok, [('a name long enough to be cut.txt', 'Q: a\nA: b\ndef f():\n')])
         self.assertIn('9.88G', out.getvalue())
+        self.assertIn('  8.00  ', out.getvalue())  # chars per token, from the same figures
         self.assertIn('M, G: millions, billions', out.getvalue())
         self.assertEqual([line for line in out.getvalue().splitlines() if common.width(line) > 80], [])
 
