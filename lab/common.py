@@ -25,6 +25,7 @@ import signal
 import stat
 import sys
 import tempfile
+import threading
 import traceback
 import unicodedata
 from collections import Counter
@@ -861,11 +862,13 @@ def interrupted_in_learners_file(error):
     stopped so), each function it was in, and the tutor's command; nothing when it was elsewhere."""
     module = sys.modules.get('tokenizer')
     mine = os.path.realpath(getattr(module, '__file__', None) or 'tokenizer.py')
-    frames = [frame for frame in traceback.extract_tb(error.__traceback__)
-              if os.path.realpath(frame.filename) == mine and not frame.name.startswith('<')]
+    frames = [frame for frame in traceback.extract_tb(error.__traceback__)  # a line of None: 3.11
+              if os.path.realpath(frame.filename) == mine and frame.lineno
+              and (frame.name == '<module>' or not frame.name.startswith('<'))]  # not a comprehension
     if not frames:
         return []
-    places = ', then '.join(f'line {frame.lineno} in {frame.name}' for frame in frames[-3:])
+    places = ', then '.join(f'line {frame.lineno} ' + ('at the top level' if frame.name == '<module>' else
+                                                       f'in {frame.name}') for frame in frames[-3:])
     which = 'does that loop end?' if len(frames) == 1 else 'does each of these loops end?'
     return [f'it was in tokenizer.py, {places}: {which}', SELFCHECK]
 
@@ -901,6 +904,8 @@ def calls_the_lesson_wrongly(error):
 
 if lab_name().startswith('lab.'):  # a lab runs: what tokenizer.py does as it is imported ends as main would
     sys.excepthook = functools.partial(uncaught, lab_name())  # named now: runpy may put back __main__
+    if threading.current_thread() is threading.main_thread():  # SIGTERM too, before run() sets it again
+        signal.signal(signal.SIGTERM, terminated)
 
 if __name__ == '__main__':
     sys.exit("lab.common is the labs' plumbing, not a lab: try python3 -m lab.bpe_trace")

@@ -334,6 +334,19 @@ class LabsMeetAnUnfinishedFileTest(unittest.TestCase):
         self.assertEqual(lines, ['tokenizer.py has no BPE yet: the lesson types it in part 2',
                                  common.SELFCHECK])
 
+    def test_ctrl_c_at_the_top_level_of_the_file_says_its_line(self):
+        folder = tempfile.TemporaryDirectory()
+        self.addCleanup(folder.cleanup)
+        path = os.path.join(folder.name, 'tokenizer.py')
+        module = types.ModuleType('tokenizer')
+        module.__file__ = path
+        try:
+            exec(compile('import json\nraise KeyboardInterrupt\n', path, 'exec'), {})
+        except KeyboardInterrupt as error:
+            with mock.patch.dict(sys.modules, tokenizer=module):
+                said = common.ending(error)[1]
+        self.assertEqual(said[1], 'it was in tokenizer.py, line 2 at the top level: does that loop end?')
+
     def test_an_error_of_the_labs_own_is_not_blamed_on_the_learner(self):
         said = self.said_by_a_lab(LESSON, lambda module: module.BPE.train('aab', 1).no_such_thing())
         self.assertIsNone(said)
