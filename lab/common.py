@@ -898,8 +898,9 @@ def calls_the_lesson_wrongly(error):
     calling = re.search(r'\bBPE\.train\(|\btok\.(encode|decode|state|vocab|merges|chars)\b', line)
     if calling and re.search(r"'(NoneType|tuple|list|dict|str|int)' object|type 'NoneType'", str(error)):
         return True  # what train or encode gave back, used where the lesson's would be: None, a tuple
-    called = re.match(r'BPE(?:\.(\w+))?\(\) |merge\(\) ', str(error))
-    return isinstance(error, TypeError) and bool(called) and (called.group(1) or 'train') in explain.METHODS
+    called = re.match(r'(?:BPE\.)?(\w+)\(\) ', str(error))  # 'BPE.train() missing...', before 3.10 'train()'
+    lessons = [*explain.METHODS, 'BPE', 'merge']
+    return isinstance(error, TypeError) and bool(called) and called.group(1) in lessons
 
 
 if lab_name().startswith('lab.'):  # a lab runs: what tokenizer.py does as it is imported ends as main would
