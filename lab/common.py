@@ -862,9 +862,10 @@ def interrupted_in_learners_file(error):
     stopped so), each function it was in, and the tutor's command; nothing when it was elsewhere."""
     module = sys.modules.get('tokenizer')
     mine = os.path.realpath(getattr(module, '__file__', None) or 'tokenizer.py')
-    frames = [frame for frame in traceback.extract_tb(error.__traceback__)  # a line of None: 3.11
-              if os.path.realpath(frame.filename) == mine and frame.lineno
-              and (frame.name == '<module>' or not frame.name.startswith('<'))]  # not a comprehension
+    def stopped_in(frame):  # a function of the file, or a loop at its top level (not a comprehension)
+        at_top = frame.name == '<module>' and (frame.line or '').startswith(('while', 'for'))
+        return os.path.realpath(frame.filename) == mine and frame.lineno and (at_top or frame.name[0] != '<')
+    frames = [frame for frame in traceback.extract_tb(error.__traceback__) if stopped_in(frame)]
     if not frames:
         return []
     places = ', then '.join(f'line {frame.lineno} ' + ('at the top level' if frame.name == '<module>' else

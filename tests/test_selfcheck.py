@@ -340,8 +340,11 @@ class LabsMeetAnUnfinishedFileTest(unittest.TestCase):
         path = os.path.join(folder.name, 'tokenizer.py')
         module = types.ModuleType('tokenizer')
         module.__file__ = path
+        typed = 'import json\nwhile True: raise KeyboardInterrupt\n'  # as a loop that never ends, stopped
+        with open(path, 'w', encoding='utf-8') as file:
+            file.write(typed)
         try:
-            exec(compile('import json\nraise KeyboardInterrupt\n', path, 'exec'), {})
+            exec(compile(typed, path, 'exec'), {})
         except KeyboardInterrupt as error:
             with mock.patch.dict(sys.modules, tokenizer=module):
                 said = common.ending(error)[1]
