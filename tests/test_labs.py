@@ -23,23 +23,23 @@ from tests.project import (MIXED, READS_TEXT, ROOT, TEXT, alive, copy_project, i
 from tokenizer import BPE
 
 
-def setUpModule():
-    # lab.speed's run waits on six processes: begun now, it runs while the tests before it do
-    global MEASURED
-    folder = tempfile.TemporaryDirectory()
-    unittest.addModuleCleanup(folder.cleanup)
-    root = Path(folder.name)
-    for part in ['lab', 'tokenizer.py', 'settings.json']:
-        (shutil.copytree if (ROOT / part).is_dir() else shutil.copy)(ROOT / part, root / part)
-    tokenizer = root / 'tokenizer.py'
-    tokenizer.write_text("print('debug ' * 2**20, end='')\n" + tokenizer.read_text(encoding='utf-8'),
-                         encoding='utf-8')
-    (root / 'mid.txt').write_text('abcd efgh\n' * 11_000, encoding='utf-8')
-    MEASURED = started(run, root, '-m', 'lab.speed', 'mid.txt', '--merges', '5', '--lesson-merges', '1')
+def measure_with_a_printing_tokenizer():
+    """lab.speed's run on a text large enough to measure, in a copy whose tokenizer.py prints
+    megabytes as it is imported: (the finished process)."""
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        for part in ['lab', 'tokenizer.py', 'settings.json']:
+            (shutil.copytree if (ROOT / part).is_dir() else shutil.copy)(ROOT / part, root / part)
+        tokenizer = root / 'tokenizer.py'
+        tokenizer.write_text("print('debug ' * 2**20, end='')\n" + tokenizer.read_text(encoding='utf-8'),
+                             encoding='utf-8')
+        (root / 'mid.txt').write_text('abcd efgh\n' * 11_000, encoding='utf-8')
+        return run(root, '-m', 'lab.speed', 'mid.txt', '--merges', '5', '--lesson-merges', '1')
 
 
-def tearDownModule():
-    MEASURED.exception()  # the run ends before its folder is removed
+# lab.speed's run waits on six processes: begun as the tests are loaded, it runs on the other
+# core while the tests before it do
+MEASURED = started(measure_with_a_printing_tokenizer)
 
 
 class MergeOrderTest(unittest.TestCase):

@@ -14,7 +14,7 @@ import tempfile
 import unittest
 from pathlib import Path
 
-from tests.project import ROOT
+from tests.project import ROOT, started
 
 try:
     import build  # only whether it is there
@@ -33,41 +33,49 @@ def tracked_files():
     return listed.stdout.splitlines() if listed.returncode == 0 else None
 
 
-@unittest.skipIf(build is None, 'needs the build package (pip install build)')
-class SourceDistributionTest(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.tracked = tracked_files()
-        if cls.tracked is None:
-            raise unittest.SkipTest('needs a git checkout to know which files are the project')
-        tmp = tempfile.TemporaryDirectory()
-        cls.addClassCleanup(tmp.cleanup)
-        source = Path(tmp.name) / 'source'
-        for name in cls.tracked:  # a clean copy: building writes an .egg-info beside the sources
+def build_and_run(tracked):
+    """(the names the archive holds, the finished run of the lesson's rule tests in it): the
+    archive built from a clean copy of the tracked files, unpacked, and its tests run."""
+    with tempfile.TemporaryDirectory() as tmp:
+        source = Path(tmp) / 'source'
+        for name in tracked:  # a clean copy: building writes an .egg-info beside the sources
             (source / name).parent.mkdir(parents=True, exist_ok=True)
             (source / name).write_bytes((ROOT / name).read_bytes())
         built = subprocess.run([sys.executable, '-m', 'build', '--sdist', '--no-isolation', '--outdir',
-                                str(Path(tmp.name) / 'dist'), str(source)], capture_output=True, text=True)
+                                str(Path(tmp) / 'dist'), str(source)], capture_output=True, text=True)
         if built.returncode != 0:
             raise AssertionError('building the source distribution failed:\n' + built.stderr[-2000:])
-        archive = next((Path(tmp.name) / 'dist').glob('*.tar.gz'))
+        archive = next((Path(tmp) / 'dist').glob('*.tar.gz'))
         with tarfile.open(archive) as tar:
             # names inside are 'xslm_tokenizer-0.1.0/lab/common.py': drop the top folder
-            cls.shipped = {name.partition('/')[2] for name in tar.getnames()}
+            shipped = {name.partition('/')[2] for name in tar.getnames()}
             if hasattr(tarfile, 'data_filter'):  # refuse links and paths that leave the folder
-                tar.extractall(Path(tmp.name) / 'unpacked', filter='data')
+                tar.extractall(Path(tmp) / 'unpacked', filter='data')
             else:
-                tar.extractall(Path(tmp.name) / 'unpacked')
-        cls.unpacked = next((Path(tmp.name) / 'unpacked').iterdir())
+                tar.extractall(Path(tmp) / 'unpacked')
+        unpacked = next((Path(tmp) / 'unpacked').iterdir())
+        ran = subprocess.run([sys.executable, '-m', 'unittest', *LESSON_RULE_TESTS], cwd=unpacked,
+                             capture_output=True, text=True, timeout=300)
+        return shipped, ran
 
+
+# Building and running take a few processes and seconds: begun as the tests are loaded, they
+# run on the other core while the tests before these do.
+TRACKED = tracked_files() if build else None
+BUILT = started(build_and_run, TRACKED) if TRACKED else None
+
+
+@unittest.skipIf(build is None, 'needs the build package (pip install build)')
+@unittest.skipIf(TRACKED is None, 'needs a git checkout to know which files are the project')
+class SourceDistributionTest(unittest.TestCase):
     def test_every_tracked_file_is_in_the_archive(self):
-        wanted = [name for name in self.tracked if not name.startswith(NOT_SHIPPED)]
+        shipped, _ = BUILT.result()
+        wanted = [name for name in TRACKED if not name.startswith(NOT_SHIPPED)]
         self.assertGreater(len(wanted), 40)  # the project, not an empty listing
-        self.assertEqual([name for name in wanted if name not in self.shipped], [])
+        self.assertEqual([name for name in wanted if name not in shipped], [])
 
     def test_the_lesson_rule_tests_pass_in_the_unpacked_archive(self):
-        done = subprocess.run([sys.executable, '-m', 'unittest', *LESSON_RULE_TESTS], cwd=self.unpacked,
-                              capture_output=True, text=True, timeout=300)
+        _, done = BUILT.result()
         self.assertEqual(done.returncode, 0, done.stderr[-3000:])
         ran = int(done.stderr.split('\nRan ')[1].split()[0])
         self.assertGreater(ran, 20)  # they ran, not 'Ran 0 tests ... OK'

@@ -5,7 +5,6 @@ it in their language.
 Most files here are checked together, with the tutor's own check_many: one child process
 for all of them (and one for the hash seed), as the tests' way to keep to a few processes;
 the command line itself is run where the command is the point."""
-import concurrent.futures
 import json
 import keyword
 import os
@@ -111,9 +110,6 @@ def lesson_with(old, new):
 
 TYPED = ([lesson_with(old, new) for old, new, _ in MISTAKES + SLIPS]
          + [LESSON[:LESSON.index(start)] for start, _ in PART_STARTS] + [''])
-CHECKING = concurrent.futures.ThreadPoolExecutor(1)  # TYPED checked once, while other tests run
-
-
 def check_typed():
     readable = [check.readable_part(source) for source in TYPED]
     # a loop that never ends holds its child for the time limit: three children share them, and
@@ -122,13 +118,9 @@ def check_typed():
                             [broken for _, broken in readable], children=3, seconds=1)
 
 
-def setUpModule():
-    global CHECKED
-    CHECKED = CHECKING.submit(check_typed)
-
-
-def tearDownModule():
-    CHECKING.shutdown()
+# TYPED checked once, begun as the tests are loaded: its children run on the other core while
+# the tests before these do
+CHECKED = started(check_typed)
 
 
 def answers_for(text):
