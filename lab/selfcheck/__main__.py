@@ -15,7 +15,7 @@ if not __package__:  # run as python3 lab/selfcheck/__main__.py: then tokenizer 
     sys.exit('run this lab from the project folder as: python3 -m lab.selfcheck')
 
 from lab import common
-from lab.selfcheck import check, report
+from lab.selfcheck import check, report, runner
 
 DEFAULT_FILE = Path('tokenizer.py')  # in the folder it runs in, as every lab's files
 
@@ -102,6 +102,15 @@ def watch(path, words, shown_file):
         time.sleep(0.2)  # five times a second: a save feels answered at once, and a stat costs nothing
 
 
+def stop(error):
+    """A signal handler that kills the children first, wherever the tutor is (waiting on one
+    of them, or between two), then raises error: Ctrl-C or SIGTERM ends it at once."""
+    def handler(*_):
+        runner.kill_all()
+        raise error
+    return handler
+
+
 def main():
     argv = sys.argv[1:]
     lang = language(argv, os.environ)
@@ -119,7 +128,8 @@ def main():
         print(words['help'])
         return
     shown_file = common.shown(path.name)
-    signal.signal(signal.SIGTERM, common.terminated)  # raised here, so that the children go first
+    signal.signal(signal.SIGTERM, stop(common.Terminated))
+    signal.signal(signal.SIGINT, stop(KeyboardInterrupt))
     try:
         if watching:
             watch(path, words, shown_file)
