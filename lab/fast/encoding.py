@@ -16,6 +16,7 @@ import os
 import signal
 import threading
 from collections import defaultdict
+from concurrent.futures import wait
 from heapq import heapify, heappop, heappush
 from itertools import chain, compress, repeat
 from operator import contains, not_
@@ -77,11 +78,13 @@ def in_processes(start, state, work, blocks, jobs):
         pool = ProcessPoolExecutor(jobs, multiprocessing.get_context(how), initializer=ready,
                                    initargs=(start, state))
         try:
-            results = pool.map(work, blocks)
+            running = [pool.submit(work, block) for block in blocks]
             # a fresh process is started as work is handed out, after the pool began watching for
             # deaths: woken now, it watches them all (a fork starts all of them at once)
             pool._executor_manager_thread_wakeup.wakeup()
-            return list(results)
+            while wait(running, timeout=0.2).not_done:  # in short turns: Ctrl-C or SIGTERM that
+                pass  # another thread of this process received is handled between them
+            return [done.result() for done in running]
         finally:
             for process in list(pool._processes.values()):  # the pool has no kill of its own before 3.14
                 process.kill()

@@ -139,8 +139,11 @@ def check_many(sources, lesson_text, broken=None, children=1, seconds=runner.SEC
         groups = [runnable[n::children] for n in range(children)]  # every children-th job in each
         pool = concurrent.futures.ThreadPoolExecutor(children)
         try:
-            for n, group in enumerate(pool.map(run_children, groups, [seconds] * children)):
-                answers[n::children] = group
+            running = [pool.submit(run_children, group, seconds) for group in groups]
+            while concurrent.futures.wait(running, timeout=0.2).not_done:
+                pass  # waited in short turns: a signal another thread received is handled here too
+            for n, done in enumerate(running):
+                answers[n::children] = done.result()
         except BaseException:  # Ctrl-C or SIGTERM: the children first, or the pool would wait for them
             runner.kill_all()
             raise
