@@ -186,6 +186,20 @@ class HuggingFaceTest(unittest.TestCase):
             again, theirs = to_hf(tok)['model'], data['model']
             self.assertEqual([again['vocab'], again['merges']], [theirs['vocab'], theirs['merges']])
 
+    def test_special_tokens_added_after_training_take_the_ids_tokenizers_gives_them(self):
+        hf = Tokenizer(models.BPE())
+        hf.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+        hf.decoder = decoders.ByteLevel()
+        hf.train_from_iterator([MIXED], trainers.BpeTrainer(
+            vocab_size=300, special_tokens=['<eos>'], initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+            show_progress=False))
+        hf.add_special_tokens(['<eos>', '<sep>', '<cls>'])  # <eos> is in the vocabulary already
+        tok = from_hf(json.loads(hf.to_str()))
+        self.assertEqual(tok.special_ids, {name: hf.token_to_id(name) for name in ['<eos>', '<sep>', '<cls>']})
+        self.assertEqual(tok.vocab_size, hf.get_vocab_size())
+        text = 'a<sep>b<cls>c<eos>'
+        self.assertEqual(tok.encode(text, allowed=['<eos>', '<sep>', '<cls>']), hf.encode(text).ids)
+
     def test_the_patterns_cut_where_tokenizers_cuts(self):
         rng = random.Random(8)
         pool = ('abcXYZ한국어😀👍🏽\u0301٣²Ⅻ_.,;:!?\'"-()[]{}'

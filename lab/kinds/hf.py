@@ -165,13 +165,15 @@ def read_model(model, added):
         raise ValueError('"vocab" must map each string to an id')
     if not isinstance(added, list):
         raise ValueError('"added_tokens" must be a list')
-    special = {}
+    special, after = {}, max(ids.values(), default=-1) + 1
     for token in added:
         if not (isinstance(token, dict) and token.get('special') and isinstance(token.get('content'), str)):
             raise ValueError(f'an added token that is not a special token: {token!r:.40}')
-        # as tokenizers reads it: the id the vocabulary gives the string, else the next one
-        after = max(ids.values(), default=-1) + 1 + len(special)
-        special[token['content']] = ids.get(token['content'], after)
+        # as tokenizers reads it: the id the vocabulary gives the string, else the next free one
+        name = token['content']
+        if name not in special:
+            special[name] = ids[name] if name in ids else after
+            after += name not in ids
     everything = {**ids, **special}
     if sorted(everything.values()) != list(range(len(everything))):
         raise ValueError('the ids of the vocabulary and the special tokens must be 0, 1, 2, ... each once')
