@@ -136,10 +136,15 @@ def listed(items, start=0, columns=80 - 13):
     return '\n'.join(' '.join(line) for line in lines)
 
 
+def gates_of(r, max_unk):
+    """{gate: whether the report of audit() passes it}."""
+    return {'round trip': not r['failures'], 'offsets': not r['offsets_bad'],
+            'unknown rate': r['unknown_rate'] <= max_unk}
+
+
 def show(tok, r, max_unk):
-    """Print the report of audit() as rows; {gate: whether it passed}."""
-    gates = {'round trip': not r['failures'], 'offsets': not r['offsets_bad'],
-             'unknown rate': r['unknown_rate'] <= max_unk}
+    """Print the report of audit() as rows."""
+    gates = gates_of(r, max_unk)
     row('fingerprint', "sha256 of the tokenizer's canonical JSON:")
     row('', kinds.fingerprint(tok))
     row('vocabulary', common.fill(f'a {tok.kind} tokenizer, {kinds.describe(tok)}', columns=80 - 13))
@@ -168,7 +173,6 @@ def show(tok, r, max_unk):
     for label, ids in [('never used', r['never']), (f'used < {RARE}', r['rare'])]:
         head = f'{len(ids)} rows: '
         row(label, head + listed((f"'{shown(kinds.token_text(tok, i))}'" for i in ids), start=len(head)))
-    return gates
 
 
 def identity(tok, path):
@@ -262,16 +266,18 @@ def main():
     tok = kinds.load(args.tokenizer)
     text = common.read_text(args.file)
     r = audit(tok, text)
+    gates = gates_of(r, args.max_unk)
+    if args.out and all(gates.values()):  # before the report: a reader gone (| head) does not lose it
+        common.save(json.dumps(record(tok, args.tokenizer, args.file, text, r), ensure_ascii=False, indent=2)
+                    + '\n', args.out)
     print(f'audit of {shown(args.tokenizer.name)} on {shown(args.file.name)}\n')
-    gates = show(tok, r, args.max_unk)
+    show(tok, r, args.max_unk)
     print()
     if not all(gates.values()):
         failed = ', '.join(name for name, ok in gates.items() if not ok)
         raise ValueError(f'FAILED ({failed})' + ('; no record written' if args.out else ''))
     print('result: OK')
     if args.out:
-        common.save(json.dumps(record(tok, args.tokenizer, args.file, text, r), ensure_ascii=False, indent=2)
-                    + '\n', args.out)
         print(f'release record: {shown(str(args.out))} (check with --manifest)')
 
 

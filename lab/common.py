@@ -391,6 +391,37 @@ def save(data, path):
     flushed to disk, then renamed over it. A crash leaves the old file or the new one,
     never half; of two writers at once, the last rename wins with its whole file, and the
     other is told: what a lab says it saved is what is on disk."""
+    save_together([(data, path)])
+
+
+def save_together(files):
+    """save() for several (data, path) that belong together (lab.prepare's .bin files and
+    their meta.json): every file is written to its temporary first, and only when all of
+    them are on disk are they renamed, in the order given. A full disk or a size limit met
+    on the second file leaves every old file as it was."""
+    staged = []  # (temporary, path, path as the user gave it, the temporary's inode)
+    try:
+        for data, path in files:
+            staged.append(staged_copy(data, path))
+        for n, (tmp, path, shown_path, _) in enumerate(staged):
+            os.replace(tmp, path)
+            staged[n] = (None, *staged[n][1:])
+    except OSError as e:
+        raise ValueError(f'cannot write {shown_path} ({e.strerror})') from None
+    finally:
+        for tmp, *_ in staged:
+            if tmp:
+                os.unlink(tmp)
+    for _, path, shown_path, ours in staged:
+        there = os.stat(path)
+        if (there.st_dev, there.st_ino) != (ours.st_dev, ours.st_ino):
+            raise ValueError(f'{shown_path} was replaced by another program while this one saved it: '
+                             'run this again once that one is done')
+
+
+def staged_copy(data, path):
+    """(temporary, real path, path as given, inode): data written to a temporary file beside
+    path, on disk, with the permissions path has (or would get), not yet renamed over it."""
     shown_path, path = path, Path(os.path.realpath(path))  # through a symlink: the link stays
     data = data.encode('utf-8') if isinstance(data, str) else data
     try:
@@ -399,26 +430,21 @@ def save(data, path):
         mask = os.umask(0)
         os.umask(mask)
         mode = 0o666 & ~mask
-    tmp = None
     try:
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f'.{path.name}.', suffix='.tmp')
+    except OSError as e:
+        raise ValueError(f'cannot write {shown_path} ({e.strerror})') from None
+    try:
         with os.fdopen(fd, 'wb') as f:
             f.write(data)
             f.flush()
             os.fsync(f.fileno())
             ours = os.fstat(f.fileno())
         os.chmod(tmp, mode)
-        os.replace(tmp, path)
-        tmp = None
-        there = os.stat(path)
     except OSError as e:
+        os.unlink(tmp)
         raise ValueError(f'cannot write {shown_path} ({e.strerror})') from None
-    finally:
-        if tmp:
-            os.unlink(tmp)
-    if (there.st_dev, there.st_ino) != (ours.st_dev, ours.st_ino):
-        raise ValueError(f'{shown_path} was replaced by another program while this one saved it: '
-                         'run this again once that one is done')
+    return tmp, path, shown_path, ours
 
 
 # Showing ----------------------------------------------------------------------------

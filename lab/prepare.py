@@ -13,10 +13,11 @@
    missing): at the document boundary nearest to 95 % of the tokens, or, with fewer than
    two documents, at 95 % of the tokens, as the course does. Ids are little-endian
    unsigned 16-bit integers (32-bit once the vocabulary reaches 65,536, the first id 16
-   bits cannot hold). Then meta.json, written last: vocabulary size, id type, what ends a
-   document, the tokenizer's fingerprint, and the token count and sha256 of each .bin. A
-   reader trusts the .bin files only when they match it, so a run stopped between two
-   writes, or a .bin made with another tokenizer, is caught.
+   bits cannot hold). Then meta.json: vocabulary size, id type, what ends a document, the
+   tokenizer's fingerprint, and the token count and sha256 of each .bin. The three are
+   written whole before any replaces the old one, and meta.json is renamed last; a reader
+   trusts the .bin files only when they match it, so a run stopped between two renames,
+   or a .bin made with another tokenizer, is caught.
 4. Read train.bin back through meta.json and draw a seeded batch of windows: x is
    block_size ids from a random start, y the block_size ids one step later. y is what
    the model must predict: the next token at every position of x.
@@ -205,9 +206,8 @@ def prepare(tok, text, out, block_size, jobs=None, name='the text', how=None):
     typecode, dtype = id_type(tok.vocab_size)
     blobs = {'train.bin': to_bytes(train, typecode), 'val.bin': to_bytes(val, typecode)}
     out.mkdir(parents=True, exist_ok=True)
-    for file, blob in blobs.items():
-        common.save(blob, out / file)
-    common.save(json.dumps(meta_of(tok, dtype, end, blobs), indent=2) + '\n', out / 'meta.json')  # last
+    meta = json.dumps(meta_of(tok, dtype, end, blobs), indent=2) + '\n'
+    common.save_together([*((blob, out / file) for file, blob in blobs.items()), (meta, out / 'meta.json')])
     return {'docs': len(docs), 'how': how, 'train': train, 'val': val, 'train_docs': cut, 'dtype': dtype,
             'end': end, 'id_bytes': array(typecode).itemsize, 'back': read_bin(out, 'train.bin')}
 

@@ -100,6 +100,23 @@ class SaveTest(unittest.TestCase):
                 common.save('new\n', self.path)
         self.assertEqual((self.path.read_text(), self.leftovers()), ('old\n', []))
 
+    def test_files_saved_together_are_all_new_or_all_old(self):
+        other = self.root / 'meta.json'
+        other.write_text('old meta\n')
+        real_fsync, calls = os.fsync, []
+
+        def fsync_failing_second(fd):  # the second file meets a full disk
+            calls.append(fd)
+            if len(calls) == 2:
+                raise OSError(28, 'No space left on device')
+            real_fsync(fd)
+        with mock.patch.object(os, 'fsync', side_effect=fsync_failing_second):
+            with self.assertRaisesRegex(ValueError, r'cannot write .*meta.json \(No space left on device\)'):
+                common.save_together([('new\n', self.path), ('new meta\n', other)])
+        self.assertEqual((self.path.read_text(), other.read_text(), self.leftovers()), ('old\n', 'old meta\n', []))
+        common.save_together([('new\n', self.path), ('new meta\n', other)])
+        self.assertEqual((self.path.read_text(), other.read_text(), self.leftovers()), ('new\n', 'new meta\n', []))
+
     def test_many_writers_at_once_leave_one_whole_file_and_only_its_writer_says_saved(self):
         texts = [str(n) * 50_000 for n in range(4)]
 

@@ -176,6 +176,12 @@ class ReleaseRecordTest(unittest.TestCase):
         self.assertIn('no record written', err)
         self.assertFalse((self.root / 'failed.json').exists())
 
+    def test_the_record_is_written_even_when_the_reader_of_the_report_is_gone(self):
+        code, _, err = run_inside(self.root, 'audit', 'data/mixed.txt', '--tokenizer', 'b.json',
+                                  '--out', 'piped.json', reader_gone=True)  # | head -1
+        self.assertEqual((code, err), (141, ''))
+        self.assertEqual((self.root / 'piped.json').read_bytes(), (self.root / 'r.json').read_bytes())
+
     def test_byte_fallback_is_the_share_of_characters_split_across_tokens(self):
         tok = ByteBPE.train('ab ab\n', 1)  # 'ab' merged; '안' (3 bytes) never is
         report = audit.audit(tok, 'ab안\n')

@@ -176,10 +176,10 @@ class AuditTest(unittest.TestCase):
 
     def test_the_report_says_how_many_lines_fail_the_round_trip_and_a_corpus_not_in_nfc(self):
         self.tok.vocab[28] = ':-'  # as above: a line holding ': ' comes back otherwise
-        out = io.StringIO()
+        report, out = audit.audit(self.tok, 'a: hi\nhi\n\u1100\u1161\n'), io.StringIO()
         with contextlib.redirect_stdout(out):
-            gates = audit.show(self.tok, audit.audit(self.tok, 'a: hi\nhi\n\u1100\u1161\n'), 0.5)
-        self.assertFalse(gates['round trip'])
+            audit.show(self.tok, report, 0.5)
+        self.assertFalse(audit.gates_of(report, 0.5)['round trip'])
         self.assertIn('round trip   FAILED: 1 of 3 lines do not come back', out.getvalue())
         self.assertIn('NOT NFC: 2 characters in 1 lines', out.getvalue())
 
