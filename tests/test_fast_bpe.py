@@ -52,6 +52,16 @@ class SameResultTest(unittest.TestCase):
                 self.assert_same(text, rng.choice([1, 3, 10, 100]))
             self.assert_same(TEXT * 3, 60)
 
+    def test_places_in_long_units_summed_by_blocks(self):
+        # tiny blocks, so that nearly every unit is a long one: ties worked out from block sums,
+        # in large units and in a line each, with the blocks' edges everywhere
+        rng = random.Random(14)
+        with mock.patch.object(training, 'BLOCK', 3):
+            for text in fuzz_texts(150, seed=14):
+                self.assert_same(text, rng.choice([1, 3, 10, 100]))
+            one_line = ''.join(rng.choice('가나다라마바사아자차') for _ in range(3000))  # ties at every count
+            self.assert_same(one_line, 80)
+
     def test_lines_of_many_weights_before_and_after_the_switch(self):
         # lines that occur 1 to 4 times: several weights in one merge, in large units and
         # as a line a unit (the switch comes after the first merge here)

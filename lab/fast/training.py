@@ -48,6 +48,7 @@ from lab.fast.letters import fresh_characters, spare
 # in 12,000 characters was measured on the shared corpora and the stdlib one: once in
 # about 2,000 was the fastest or within 5 % of it on all three.
 LARGE, LINES_EVERY = 65536, 2000
+BLOCK = 1024  # tokens summed at a time for a place in a long unit (text_before)
 last_char = itemgetter(slice(-1, None))  # piece[-1:], done in C by map()
 first_char = itemgetter(slice(0, 1))
 
@@ -202,6 +203,7 @@ class Trainer:
         # pair -> (-count, first occurrence) when it was last worked out: a pair never gains an
         # occurrence, so while its count stays the same, so does its first occurrence
         self.worked_out = {}
+        self.block_sums = {}  # unit -> widths added up block by block, until the next merge
 
     def tie_key(self, pair, ks):
         """What decides between pairs of one count: the texts of the two tokens (then their ids)
@@ -258,15 +260,28 @@ class Trainer:
                 unit = units[ks[m]]
                 at = unit.find(pair)
                 start = unit.rfind('\n', 0, at) + 1
-                key = (self.numbers[ks[m]][unit.count('\n', 0, start)] * self.stride
-                       + sum(map(self.width.__getitem__, unit[start:at])))
+                line = self.numbers[ks[m]][unit.count('\n', 0, start)]
+                key = line * self.stride + self.text_before(ks[m], at) - self.text_before(ks[m], start)
                 first = key if first is None else min(first, key)
         if gone:
             self.where[pair] = ks[gone:]
         return first
 
+    def text_before(self, k, at):
+        """Characters of text in units[k][:at]: the widths of its tokens added up. The sums of
+        whole blocks of BLOCK tokens are kept until the next merge, so that the places of many
+        pairs in one long unit (a text of one long line, say) are not each added up from its
+        start: ties between pairs of one count may ask for hundreds between two merges."""
+        unit, width, block = self.units[k], self.width.__getitem__, at // BLOCK
+        sums = self.block_sums.setdefault(k, [0])  # sums[j]: the text of the first j blocks
+        while len(sums) <= block:
+            done = (len(sums) - 1) * BLOCK
+            sums.append(sums[-1] + sum(map(width, unit[done:done + BLOCK])))
+        return sums[block] + sum(map(width, unit[block * BLOCK:at]))
+
     def merge(self, pair):
         """Make pair one new token everywhere and put the counts right. Returns its character."""
+        self.block_sums = {}  # the units change
         n_best = self.counts.pop(pair)
         new, (a, b) = next(self.fresh), pair
         self.width[new] = self.width[a] + self.width[b]
