@@ -796,8 +796,8 @@ def run(main):
 def ending(error):
     """(exit status, lines to say, whether stdout is gone) for an error that ends a lab as the
     toolkit ends it: Ctrl-C, SIGTERM, a closed pipe or a full disk under stdout, a bug in the
-    learner's tokenizer.py, a mistake in the user's files or arguments (ValueError). None for
-    anything else: a bug in the lab, which a traceback shows."""
+    learner's tokenizer.py, a mistake in the user's files or arguments (ValueError), memory run
+    out. None for anything else: a bug in the lab, which a traceback shows."""
     if isinstance(error, Terminated):
         return 143, ['terminated'], False  # 128 + SIGTERM
     if isinstance(error, KeyboardInterrupt):
@@ -809,6 +809,8 @@ def ending(error):
         return 1, said, False
     if isinstance(error, OSError) and error.errno in (errno.ENOSPC, errno.EIO):  # stdout: files say theirs
         return 1, [f'cannot write its output ({error.strerror})'], True
+    if isinstance(error, MemoryError):  # before any file is written: each is saved whole, at the end
+        return 1, ['ran out of memory: give it a smaller part of the text'], False
     if isinstance(error, Said):
         return 1, error.lines, False
     return (1, [str(error)], False) if isinstance(error, ValueError) else None

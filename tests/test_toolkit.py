@@ -201,6 +201,14 @@ class EveryLabTest(unittest.TestCase):
                 self.assertEqual(err.count('\n'), 1, err)
                 self.assertLess(time.monotonic() - started, 10)
 
+    def test_memory_run_out_all_the_same_is_one_line_and_no_file(self):
+        # a text the size check lets through may still need more (one long line, say)
+        from lab.fast import training
+        with mock.patch.object(training.Trainer, 'merge', side_effect=MemoryError):
+            code, out, err = run_inside(self.root, 'fast_bpe', '--out', 'new.json')
+        self.assertEqual((code, err), (1, 'lab.fast_bpe: ran out of memory: give it a smaller part of the text\n'))
+        self.assertFalse((self.root / 'new.json').exists())
+
     def test_a_terminal_that_cannot_show_korean(self):
         for name in self.labs:
             with self.subTest(name):
