@@ -193,12 +193,13 @@ class HuggingFaceTest(unittest.TestCase):
         hf.train_from_iterator([MIXED], trainers.BpeTrainer(
             vocab_size=300, special_tokens=['<eos>'], initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
             show_progress=False))
-        hf.add_special_tokens(['<eos>', '<sep>', '<cls>'])  # <eos> is in the vocabulary already
+        names = ['<eos>', '<sep>', '<cls>']
+        hf.add_special_tokens(names)  # <eos> is in the vocabulary already
         tok = from_hf(json.loads(hf.to_str()))
-        self.assertEqual(tok.special_ids, {name: hf.token_to_id(name) for name in ['<eos>', '<sep>', '<cls>']})
+        self.assertEqual(tok.special_ids, {name: hf.token_to_id(name) for name in names})
         self.assertEqual(tok.vocab_size, hf.get_vocab_size())
         text = 'a<sep>b<cls>c<eos>'
-        self.assertEqual(tok.encode(text, allowed=['<eos>', '<sep>', '<cls>']), hf.encode(text).ids)
+        self.assertEqual(tok.encode(text, allowed=names), hf.encode(text).ids)
 
     def test_the_patterns_cut_where_tokenizers_cuts(self):
         rng = random.Random(8)

@@ -205,6 +205,19 @@ class RulesTest(unittest.TestCase):
         self.assertEqual([states[part] for part in rules.PARTS],
                          [{'passed'}] * 4 + [{'todo'}] + [{'not_checked'}] * 2)
 
+    def test_a_body_typed_at_the_margin_is_filed_under_the_part_of_its_header(self):
+        # the line at the margin after class BPE seems to start part 6: cut there, the class or
+        # the method would be left without a body, and the rest of the tutor could not read it
+        for old, new, part in [('    def __init__', 'def __init__', 2),
+                               ('        self.vocab = vocab', 'self.vocab = vocab', 2),
+                               ('        vocab = [', 'vocab = [', 3)]:
+            with self.subTest(new):
+                source, broken = check.readable_part(lesson_with(old, new))
+                compile(source, 'tokenizer.py', 'exec')
+                self.assertEqual(broken[0], part)
+                self.assertIn(['look', {'where': f'part.{part}'}], broken[1])
+                self.assertIn('merge', check.typed_names(source))  # what the tutor reads next
+
     def test_parts_not_typed_yet_are_todo_and_the_next_is_named(self):
         for start, typed_up_to in PART_STARTS:
             with self.subTest(part=typed_up_to):

@@ -96,11 +96,26 @@ def readable_part(source):
                                 ('tokenizer.py', source[:source.index('\x00')].count('\n') + 1, None, None))
         elif not isinstance(error, SyntaxError):
             raise
-        part = explain.part_of_line(source, error.lineno or 1)
-        first = min([line for line, p in explain.parts_by_line(source) if p == part], default=1)
-        said = explain.explain(error, error.filename or '', source)
+        part, first = cut_before(source, error.lineno or 1)
+        said = [item for item in explain.explain(error, error.filename or '', source) if item[0] != 'look']
+        said.append(['look', {'where': f'part.{part}'}])  # where its part begins, the file is cut
         later = sorted({p for _, p in explain.parts_by_line(source) if p > part})  # typed, not read
         return ''.join(source.splitlines(keepends=True)[:first - 1]), (part, said, later)
+
+
+def cut_before(source, line):
+    """(part, its first line): the part of source that holds line, moved back until the lines
+    before it compile. A method's body typed at the margin seems to start part 6 (nothing but
+    part 6 follows the class there); cut there, the method would be left with no body."""
+    lines = source.splitlines(keepends=True)
+    while True:
+        part = explain.part_of_line(source, line)
+        first = min([n for n, p in explain.parts_by_line(source) if p == part and n <= line], default=1)
+        try:
+            compile(''.join(lines[:first - 1]), 'tokenizer.py', 'exec', dont_inherit=True)
+            return part, first
+        except (SyntaxError, ValueError) as error:  # the error is earlier: so is the part to blame
+            line = min(getattr(error, 'lineno', None) or 1, first - 1)
 
 
 def check(path, lesson_text=None):
