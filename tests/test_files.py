@@ -113,9 +113,10 @@ class SaveTest(unittest.TestCase):
         with mock.patch.object(os, 'fsync', side_effect=fsync_failing_second):
             with self.assertRaisesRegex(ValueError, r'cannot write .*meta.json \(No space left on device\)'):
                 common.save_together([('new\n', self.path), ('new meta\n', other)])
-        self.assertEqual([self.path.read_text(), other.read_text(), *self.leftovers()], ['old\n', 'old meta\n'])
+        files = [self.path, other]
+        self.assertEqual([*(f.read_text() for f in files), *self.leftovers()], ['old\n', 'old meta\n'])
         common.save_together([('new\n', self.path), ('new meta\n', other)])
-        self.assertEqual([self.path.read_text(), other.read_text(), *self.leftovers()], ['new\n', 'new meta\n'])
+        self.assertEqual([*(f.read_text() for f in files), *self.leftovers()], ['new\n', 'new meta\n'])
 
     def test_many_writers_at_once_leave_one_whole_file_and_only_its_writer_says_saved(self):
         texts = [str(n) * 50_000 for n in range(4)]
