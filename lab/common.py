@@ -813,6 +813,8 @@ def ending(error):
         return 1, ['ran out of memory: give it a smaller part of the text'], False
     if isinstance(error, Said):
         return 1, error.lines, False
+    if isinstance(error, ValueError) and str(error).endswith(f': {TUTOR}'):  # tokenizer.py's to mend:
+        return 1, [str(error)[:-len(TUTOR) - 2], SELFCHECK], False  # the tutor on a line of its own
     return (1, [str(error)], False) if isinstance(error, ValueError) else None
 
 
