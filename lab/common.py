@@ -219,8 +219,7 @@ def vocabulary_problem(vocab, merges, head=(UNKNOWN,), never_made=newline_merged
         written = json.dumps(merges[bad], ensure_ascii=False, default=repr)  # as the file has it: true
         return f'merges[{bad}] is {written}, not [[a, b], new_id] with whole numbers'
     if merges and merges[-1][1] != len(vocab) - 1:
-        return (f'the last merge makes id {merges[-1][1]}, but the last id of vocab is {len(vocab) - 1}: '
-                f'the {len(merges)} merges make the last {len(merges)} entries of vocab')
+        return f'the last merge makes id {merges[-1][1]}, not {len(vocab) - 1}, the last id of vocab'
     first = len(vocab) - len(merges)  # merged tokens fill the end of vocab, in the order learned
     base = vocab[len(head):first]
     if not all(len(p) == 1 for p in base) or base != sorted(set(base)):
@@ -574,7 +573,7 @@ def hold_out(text, rate):
     """(training part, held-out part): the last rate of the lines held out, at least one."""
     lines = lines_of(text)
     if len(lines) < 2:
-        raise ValueError('the text needs two lines at least: one to train on, one to hold out')
+        raise ValueError('the text needs two lines at least: one to train on, one held out')
     held = min(len(lines) - 1, max(1, round(len(lines) * rate)))
     return ''.join(line + '\n' for line in lines[:-held]), ''.join(line + '\n' for line in lines[-held:])
 

@@ -84,7 +84,7 @@ def main():
     listed = ', '.join(map(str, bad[:10])) + (f' and {len(bad) - 10} more' if len(bad) > 10 else '')
     print(f'\n{name}: NOT NFC: line {listed}')
     lines = 'line is' if len(bad) == 1 else 'lines are'
-    raise ValueError(f"{len(bad)} {lines} not NFC: unicodedata.normalize('NFC', text) fixes them")
+    raise ValueError(f"{len(bad)} {lines} not NFC: unicodedata.normalize('NFC', text) mends it")
 
 
 if __name__ == '__main__':

@@ -201,8 +201,8 @@ def prepare(tok, text, out, block_size, jobs=None, name='the text', how=None):
     encoded = encode_documents(tok, docs, end[0], jobs)
     train, val, cut = split(encoded, TRAIN_SHARE)
     if len(train) < block_size + 1:
-        raise ValueError(f'{name} gives {len(train)} training tokens, fewer than --block-size + 1 = '
-                         f'{block_size + 1}; use a smaller --block-size or more text')
+        raise ValueError(f'{name} gives {len(train):,} training tokens; --block-size {block_size:,} needs '
+                         f'{block_size + 1:,}: give more text')
     typecode, dtype = id_type(tok.vocab_size)
     blobs = {'train.bin': to_bytes(train, typecode), 'val.bin': to_bytes(val, typecode)}
     out.mkdir(parents=True, exist_ok=True)
@@ -227,7 +227,7 @@ def report(tok, made, batch):
              f"tokens      {len(train) + len(val):,}, vocabulary {tok.vocab_size:,}: {made['dtype']}, "
              'little-endian']
     if made['train_docs'] is None:
-        lines.append(f'split       fewer than 2 documents: the tokens are split '
+        lines.append(f'split       one document: its tokens split '
                      f'{TRAIN_SHARE * 100:.0f}/{100 - TRAIN_SHARE * 100:.0f}, as the course does')
     for name, ids, count in [('train.bin', train, made['train_docs']),
                              ('val.bin', val, None if made['train_docs'] is None

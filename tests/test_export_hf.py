@@ -6,7 +6,7 @@ import random
 import unittest
 
 from lab import kinds
-from lab.common import problem_with
+from lab.common import problem_with, width
 from lab.kinds import KINDS, ByteBPE, CharBPE, SpecialBPE
 from lab.kinds.hf import BYTE_CHARACTERS, from_hf, to_hf
 from lab.kinds.patterns import PATTERNS, PIECE_PATTERNS, compiled
@@ -87,23 +87,25 @@ class ExportTest(unittest.TestCase):
                 (good, lambda d: d['model']['merges'].append(['Q', 'zz']), 'merges'),
                 (good, lambda d: d['model']['merges'].reverse(), 'makes id'),
                 (good, lambda d: d['added_tokens'].append({'id': 40, 'content': 'x', 'special': False}),
-                 'not a special token'),
+                 'not a special one'),
                 (byte, lambda d: d['pre_tokenizer'].update(add_prefix_space=True), 'adds a space'),
                 (byte, lambda d: d.update(pre_tokenizer={'type': 'Split', 'pattern': {'Regex': 'x'},
                                                          'behavior': 'Isolated', 'invert': False}),
-                 'a pattern no kind here has'),
+                 'no kind here cuts with the pattern of its Split'),
                 (good, lambda d: d.update(truncation={'max_length': 8, 'strategy': 'LongestFirst'}),
                  'a truncation'),
                 (good, lambda d: d.update(padding={'strategy': 'BatchLongest'}), 'a padding'),
                 (good, lambda d: d.update(added_tokens=5), '"added_tokens" must be a list'),
                 (good, lambda d: d['model']['merges'].insert(0, [['Q'], ':']), r'merges\[0\] is'),
-                (good, lambda d: d.update(decoder=[{'type': 'Fuse'}] * 200), r'decoder is \[.{0,30}\.\.\.:'),
-                (good, lambda d: d.update(decoder=None), 'its decoder is none: a kind here decodes as Fuse'),
-                (byte, lambda d: d.update(decoder={'type': 'Fuse'}), 'decoder is Fuse: .* as ByteLevel')]:
+                (good, lambda d: d.update(decoder=[{'type': 'Fuse'}] * 200),
+                 r'decoder is \[.{0,20}\.\.\., not Fuse'),
+                (good, lambda d: d.update(decoder=None), 'its decoder is none, not Fuse'),
+                (byte, lambda d: d.update(decoder={'type': 'Fuse'}), 'decoder is Fuse, not ByteLevel')]:
             data = json.loads(json.dumps(data))
             change(data)
-            with self.subTest(words), self.assertRaisesRegex(ValueError, words):
+            with self.subTest(words), self.assertRaisesRegex(ValueError, words) as refused:
                 from_hf(data)
+            self.assertLessEqual(width(f'lab.import_hf: hf.json: {refused.exception}'), 80, refused.exception)
 
     def test_export_command_writes_utf8_and_reads_back(self):
         root = copy_project(self)

@@ -312,7 +312,7 @@ class PrepareTest(unittest.TestCase):
         trained(root)
         done = inside(root, 'prepare', '--block-size', '1000')
         self.assertEqual(done.returncode, 1)
-        self.assertIn('fewer than --block-size + 1 = 1001', done.stderr)
+        self.assertIn('training tokens; --block-size 1,000 needs 1,001: give more text', done.stderr)
         self.assertFalse((root / 'data' / 'train.bin').exists())
 
 

@@ -61,8 +61,8 @@ def to_hf(tok):
     ids = {}
     for i, piece in enumerate(pieces):
         if piece in ids:  # e.g. 'ab' + 'c' and 'a' + 'bc': the format maps a string to one id
-            raise ValueError(f'{show(tok, piece)} is in the vocabulary twice, as ids {ids[piece]} and {i}; '
-                             'the Hugging Face format maps each string to one id')
+            raise ValueError(f'{show(tok, piece)} is in the vocabulary twice, as ids {ids[piece]} and {i}: '
+                             'a tokenizers file has one id for each')
         ids[piece] = i
     byte_level = tok.kind == 'byte'
     model = {'type': 'BPE', **NO_MODEL_OPTIONS, 'unk_token': None if byte_level else common.UNKNOWN,
@@ -121,7 +121,7 @@ def from_hf(data):
     """The kind a tokenizers file holds, with its ids; ValueError naming what it cannot read."""
     model = data.get('model') if isinstance(data, dict) else None
     if not isinstance(model, dict) or model.get('type') != 'BPE':
-        raise ValueError('not a Hugging Face BPE tokenizer: "model" must have "type": "BPE"')
+        raise ValueError('not a BPE tokenizer: its "model" has no "type": "BPE"')
     for step in ['normalizer', 'post_processor', 'truncation', 'padding']:  # each changes the ids
         if data.get(step) is not None and not (step == 'post_processor' and is_byte_level(data[step])):
             raise ValueError(f'it has a {step} ({type_of(data[step])}), which no kind here has')
@@ -132,17 +132,17 @@ def from_hf(data):
     cut = read_pre_tokenizer(data.get('pre_tokenizer'))
     decoder = 'ByteLevel' if cut[0] == 'byte' else 'Fuse'  # what gives back the text as a kind here does
     if type_of(data.get('decoder')) != decoder:  # no decoder: tokenizers joins tokens with spaces
-        raise ValueError(f'its decoder is {type_of(data.get("decoder")) if data.get("decoder") else "none"}: '
-                         f'a kind here decodes as {decoder} does')
+        raise ValueError(f'its decoder is {type_of(data.get("decoder")) if data.get("decoder") else "none"}, '
+                         f'not {decoder}')
     if cut[0] == 'byte':
         if model.get('unk_token') is not None:
-            raise ValueError('a byte-level model has no unknown token here: "unk_token" must be null')
+            raise ValueError('a byte-level model here has "unk_token": null')
         return byte_kind(vocab, merges, special, cut[1])
     if model.get('unk_token') != common.UNKNOWN:
         raise ValueError('the unknown token must be "\\ufffd", as in the lesson')
     if special:
         if cut[0] != 'char' or sorted(special.values()) != list(range(len(vocab) - len(special), len(vocab))):
-            raise ValueError('special tokens go after the vocabulary of a character-level tokenizer')
+            raise ValueError('special tokens must come last, after a char-level vocabulary')
         return SpecialBPE(vocab[:len(vocab) - len(special)], merges, list(special))
     if cut[0] == 'word':  # a space, at the end of a token, is </w>
         return WordBPE([piece[:-1] + END if piece.endswith(' ') else piece for piece in vocab], merges)
@@ -151,7 +151,7 @@ def from_hf(data):
 
 def type_of(step):
     """What a step of the file is, in a few words: its "type", or its value cut short."""
-    return common.clip(str(step.get('type', '?')) if isinstance(step, dict) else repr(step), 24)
+    return common.clip(str(step.get('type', '?')) if isinstance(step, dict) else repr(step), 16)
 
 
 def is_byte_level(step):
@@ -168,7 +168,8 @@ def read_model(model, added):
     special, after = {}, max(ids.values(), default=-1) + 1
     for token in added:
         if not (isinstance(token, dict) and token.get('special') and isinstance(token.get('content'), str)):
-            raise ValueError(f'an added token that is not a special token: {token!r:.40}')
+            content = token.get('content') if isinstance(token, dict) else token
+            raise ValueError(f'the added token {common.clip(repr(content), 20)} is not a special one')
         # as tokenizers reads it: the id the vocabulary gives the string, else the next free one
         name = token['content']
         if name not in special:
@@ -176,7 +177,7 @@ def read_model(model, added):
             after += name not in ids
     everything = {**ids, **special}
     if sorted(everything.values()) != list(range(len(everything))):
-        raise ValueError('the ids of the vocabulary and the special tokens must be 0, 1, 2, ... each once')
+        raise ValueError('vocab and added tokens must use ids 0, 1, 2, ... once each')
     vocab = sorted(everything, key=everything.get)
     if not isinstance(pairs, list):
         raise ValueError('"merges" must be a list')
@@ -187,8 +188,7 @@ def read_model(model, added):
         if not (isinstance(pair, list) and len(pair) == 2 and all(isinstance(piece, str) for piece in pair)
                 and all(piece in ids for piece in pair)
                 and pair[0] + pair[1] in ids):
-            raise ValueError(f'merges[{len(merges)}] is {pair!r:.40}, not two strings of "vocab" '
-                             'that make a third')
+            raise ValueError(f'merges[{len(merges)}] is {pair!r:.24}: not two tokens making a third')
         merges.append([[ids[pair[0]], ids[pair[1]]], ids[pair[0] + pair[1]]])
     return vocab, merges, special
 
@@ -199,7 +199,7 @@ def read_pre_tokenizer(step):
         return 'char', None
     steps = step.get('pretokenizers') if isinstance(step, dict) and step.get('type') == 'Sequence' else [step]
     if not isinstance(steps, list) or not 1 <= len(steps) <= 2:
-        raise ValueError(f'its pre-tokenizer ({type_of(step)}) is not one a kind here has')
+        raise ValueError(f'no kind here has its pre-tokenizer ({type_of(step)})')
     pattern = None
     if len(steps) == 2 or not is_byte_level(steps[0]):
         pattern = split_pattern(steps[0])
@@ -207,11 +207,11 @@ def read_pre_tokenizer(step):
             return ('word', None) if pattern == 'word' else ('piece', pattern)
     level = steps[-1]
     if not is_byte_level(level) or level.get('add_prefix_space'):
-        raise ValueError(f'its pre-tokenizer ({type_of(level)}) is not one a kind here has'
-                         + (' (it adds a space in front of the text)' if is_byte_level(level) else ''))
+        raise ValueError('its ByteLevel adds a space in front (add_prefix_space)' if is_byte_level(level)
+                         else f'no kind here has its pre-tokenizer ({type_of(level)})')
     if level.get('use_regex', True):
         if pattern is not None:
-            raise ValueError('its pre-tokenizer cuts twice (a Split, then ByteLevel with its own pattern)')
+            raise ValueError("its pre-tokenizer cuts twice: a Split, then ByteLevel's regex")
         pattern = 'gpt2'
     return 'byte', pattern
 
@@ -219,11 +219,11 @@ def read_pre_tokenizer(step):
 def split_pattern(step):
     """The name of the pattern a Split pre-tokenizer cuts with, if it is one of ours."""
     if type_of(step) != 'Split':
-        raise ValueError(f'its pre-tokenizer ({type_of(step)}) is no Split or ByteLevel, as a kind here has')
+        raise ValueError(f'no kind here has its pre-tokenizer ({type_of(step)})')
     regex = step.get('pattern', {}).get('Regex') if isinstance(step.get('pattern'), dict) else None
     name = next((name for name in [*PIECE_PATTERNS, 'word'] if PATTERNS[name] == regex), None)
     if name is None or step.get('behavior') != 'Isolated' or step.get('invert'):
-        raise ValueError(f'its pre-tokenizer ({type_of(step)}) cuts with a pattern no kind here has')
+        raise ValueError(f'no kind here cuts with the pattern of its {type_of(step)}')
     return name
 
 
