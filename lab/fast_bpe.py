@@ -135,7 +135,7 @@ def main():
     kinds.save(tok, args.out)
     merges = len(tok.state()['merges'])
     if args.kind != 'char':
-        print(', '.join(describe(tok)))
+        print(common.clip(', '.join(describe(tok)), 80))  # special names may be long
     print('vocab:', tok.vocab_size, 'merges:', merges)
     if merges < count and args.vocab_size is not None:
         print(common.fill(f'(asked for {args.vocab_size:,} ids; no pair occurs twice after {merges:,} '

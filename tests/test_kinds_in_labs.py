@@ -51,6 +51,13 @@ class TrainAnyKindTest(unittest.TestCase):
     def test_a_vocab_size_below_the_base_is_one_line(self):
         one_line(self, *self.train('--kind', 'word', '--vocab-size', '50'))
 
+    def test_a_long_special_name_is_cut_to_the_line_it_is_shown_in(self):
+        name = '<' + 'x' * 500 + '>'
+        code, out, err = self.train('--kind', 'byte', '--merges', '5', '--special', name, out='long.json')
+        self.assertEqual(code, 0, err)
+        self.assertEqual([line for line in out.splitlines() if common.width(line) > 80], [])
+        self.assertIn(name, kinds.load(self.root / 'long.json').special_ids)  # kept whole
+
     def test_pattern_and_special_are_only_for_the_kinds_that_have_them(self):
         for args in [['--kind', 'word', '--pattern', 'gpt2'], ['--kind', 'char', '--special', '<eos>']]:
             with self.subTest(args):
