@@ -170,6 +170,15 @@ class RulesTest(unittest.TestCase):
             self.assertEqual(answers[name], ['not_checked', [['not_checked_part', {'part': '3'}]]])
         self.assertEqual(answers['rule_encode_order'][0], 'passed')  # encode does not call train
 
+    def test_the_lessons_text_says_a_line_end_pair_and_too_few_merges_for_what_they_are(self):
+        inside_the_loop = '            ids = merge(ids, pair, new_id)\n            return cls(vocab, merges)'
+        for old, new, key in [("if '\\n' not in vocab[p[0]] + vocab[p[1]]", "if vocab[p[1]] != '\\n'",
+                               'lesson_text_newline'),  # the pair is there, but the lesson never counts it
+                              (inside_the_loop.replace('    return', 'return'), inside_the_loop,
+                               'lesson_text_fewer')]:  # one merge learned, then returned
+            with self.subTest(key):
+                self.assertEqual(answers_for(lesson_with(old, new))['rule_lesson_text'][1][0][0], key)
+
     def test_a_missing_import_points_to_the_imports(self):
         answers = answers_for(lesson_with('from collections import Counter\n', ''))
         lines = answers[first_failing(answers)][1]

@@ -234,12 +234,18 @@ def rule_lesson_text():
     theirs = [(tok.vocab[a], tok.vocab[b]) for (a, b), _ in tok.merges]
     ours = [(vocab[a], vocab[b]) for (a, b), _, _, _ in steps]
     for n, (want, got) in enumerate(zip(ours, theirs + [None] * len(ours))):  # the first that differs
+        if got is None:  # it stopped before the lesson does
+            raise Wrong([['lesson_text_fewer', {'got': str(len(theirs)), 'want': str(len(ours))}],
+                         ['look', {'where': 'look.early_stop'}]])
         if got != want:
             found = steps[n][3]
             ids = {piece: i for i, piece in enumerate(vocab)}
-            count, first = found.get((ids.get(got[0]), ids.get(got[1])), (0, None)) if got else (0, None)
+            count, first = found.get((ids.get(got[0]), ids.get(got[1])), (0, None))
             yours = {'n': str(n + 1), 'got': shown(got), 'count': str(count), 'first': str(first)}
             lesson = {'want': repr(want), 'count': str(steps[n][1]), 'first': str(steps[n][2])}
+            if '\n' in ''.join(got):  # there, but never counted: the lesson does not merge a line end
+                raise Wrong([['lesson_text_newline', yours], ['lesson_text_lesson', lesson],
+                             ['look', {'where': 'look.newline'}]])
             raise Wrong([['lesson_text_yours' if count else 'lesson_text_none', yours],
                          ['lesson_text_lesson', lesson], ['look', {'where': 'look.most_frequent'}]])
     if len(theirs) > len(ours):
