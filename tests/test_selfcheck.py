@@ -66,6 +66,8 @@ SLIPS = [
     (('        for _ in range(count):', '            ids = merge(ids, pair, new_id)\n'),
      ('        while True:', '            merge(ids, pair, new_id)\n'),  # the ids never change: the same
      'hint.loop_train'),  # pair again and again; time runs out in train or in the merge it calls
+    ('            ids = merge(ids, pair, new_id)\n        return cls',  # what merge gives back is dropped
+     '            merge(ids, pair, new_id)\n        return cls', 'same_pair_again'),
     ('from collections import Counter\n', '', 'hint.missing_import'),
     ('pair, n = pairs.most_common(1)[0]', 'pair, n = pairs.most_common(1)', 'hint.most_common'),
     ('    return result\n', '\n', 'look.merge_return'),

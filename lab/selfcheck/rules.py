@@ -115,9 +115,23 @@ def returned(call, got, look):
 
 
 def trained(text, count):
-    """BPE.train(text, count), a tokenizer or Wrong."""
+    """BPE.train(text, count), a tokenizer or Wrong. A pair merged twice is Wrong at once: in the
+    lesson a pair merged is gone from ids, so a second time means ids never took the merge."""
     from tokenizer import BPE
-    return returned(f'BPE.train({text[-20:]!r}, {count})', BPE.train(text, count), 'look.train_return')
+    call = f'BPE.train({text[-20:]!r}, {count})'
+    tok = returned(call, BPE.train(text, count), 'look.train_return')
+    try:
+        pairs = [tuple(pair) for pair, _ in tok.merges]
+    except (AttributeError, TypeError, ValueError):
+        return tok  # merges not of the lesson's shape: the rules that read them say so
+    again = next((pair for n, pair in enumerate(pairs) if pair in pairs[:n]), None)
+    if again:
+        try:
+            again = tuple(tok.vocab[i] for i in again)  # as pieces of text, as the lesson shows them
+        except (AttributeError, TypeError, IndexError):
+            pass
+        raise Wrong([['same_pair_again', {'call': call, 'pair': shown(again)}], ['look', {'where': 'look.train_ids'}]])
+    return tok
 
 
 def merged(call, ids, pair, new_id):
