@@ -130,7 +130,8 @@ def trained(text, count):
             again = tuple(tok.vocab[i] for i in again)  # as pieces of text, as the lesson shows them
         except (AttributeError, TypeError, IndexError):
             pass
-        raise Wrong([['same_pair_again', {'call': call, 'pair': shown(again)}], ['look', {'where': 'look.train_ids'}]])
+        raise Wrong([['same_pair_again', {'call': call, 'pair': shown(again)}],
+                     ['look', {'where': 'look.train_ids'}]])
     return tok
 
 
