@@ -68,6 +68,7 @@ SLIPS = [
      'hint.loop_train'),  # pair again and again; time runs out in train or in the merge it calls
     ('            ids = merge(ids, pair, new_id)\n        return cls',  # what merge gives back is dropped
      '            merge(ids, pair, new_id)\n        return cls', 'same_pair_again'),
+    ('        return ids\n', "        return ' '.join(map(str, ids))\n", 'gave_not_list'),
     ('from collections import Counter\n', '', 'hint.missing_import'),
     ('pair, n = pairs.most_common(1)[0]', 'pair, n = pairs.most_common(1)', 'hint.most_common'),
     ('    return result\n', '\n', 'look.merge_return'),

@@ -276,7 +276,11 @@ def hand_made():
 
 def encoded(text):
     call = f'encode({text!r})'
-    return call, returned(call, hand_made().encode(text), 'look.encode_return')
+    ids = returned(call, hand_made().encode(text), 'look.encode_return')
+    if not isinstance(ids, list):  # a string of the ids, say: what is wrong is what it gives back
+        raise Wrong([['gave_not_list', {'call': call, 'type': type(ids).__name__, 'got': shown(ids)}],
+                     ['look', {'where': 'look.encode_return'}]])
+    return call, ids
 
 
 def rule_encode_unknown():
