@@ -149,6 +149,14 @@ class LearnerBugSeenFromALabTest(unittest.TestCase):
                 self.assertIn('python3 -m lab.selfcheck', lines[-1])
                 self.assertEqual([line for line in lines if common.width(line) > 80], [])
 
+    def test_the_trace_lab_runs_on_a_file_typed_up_to_train_as_the_lessons_does(self):
+        typed = self.lesson[:self.lesson.index('    def encode')]  # parts 0 to 3: no encode yet
+        (self.root / 'tokenizer.py').write_text(typed, encoding='utf-8')
+        self.addCleanup((self.root / 'tokenizer.py').write_text, self.lesson, encoding='utf-8')
+        done = self.lab('bpe_trace')
+        self.assertEqual((done.returncode, done.stderr), (0, ''))
+        self.assertIn("'lo' + 'w' -> low| |low|e|r| |low|e|s|t 10", done.stdout)
+
     def test_a_saved_tokenizer_without_merges_points_to_the_tutor_not_to_training_again(self):
         self.typed_with("return {'vocab': self.vocab, 'merges': self.merges}", "return {'vocab': self.vocab}")
         run(self.root, 'tokenizer.py')
