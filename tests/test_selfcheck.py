@@ -69,6 +69,7 @@ SLIPS = [
     ('            ids = merge(ids, pair, new_id)\n        return cls',  # what merge gives back is dropped
      '            merge(ids, pair, new_id)\n        return cls', 'same_pair_again'),
     ('        return ids\n', "        return ' '.join(map(str, ids))\n", 'gave_not_list'),
+    ("Path('settings.json')", "Path('setting.json')", 'error.FileNotFoundError'),
     ('from collections import Counter\n', '', 'hint.missing_import'),
     ('pair, n = pairs.most_common(1)[0]', 'pair, n = pairs.most_common(1)', 'hint.most_common'),
     ('    return result\n', '\n', 'look.merge_return'),

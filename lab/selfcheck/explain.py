@@ -25,9 +25,9 @@ STARTS = [(1, re.compile(r'def merge\b')), (2, re.compile(r'class BPE\b')),
           (3, re.compile(r'\s+(@classmethod|def train\b)')), (4, re.compile(r'\s+def encode\b')),
           (5, re.compile(r'\s+def (decode|state)\b')), (6, re.compile(r'if __name__\b'))]
 # The errors the catalogs say in words, as 'error.NAME'
-KNOWN_ERRORS = ['AssertionError', 'AttributeError', 'IndentationError', 'IndexError', 'KeyError',
-                'MemoryError', 'NameError', 'RecursionError', 'SyntaxError', 'TabError', 'TimeoutError',
-                'TypeError', 'UnboundLocalError', 'ValueError', 'ZeroDivisionError']
+KNOWN_ERRORS = ['AssertionError', 'AttributeError', 'FileNotFoundError', 'IndentationError', 'IndexError',
+                'KeyError', 'MemoryError', 'NameError', 'RecursionError', 'SyntaxError', 'TabError',
+                'TimeoutError', 'TypeError', 'UnboundLocalError', 'ValueError', 'ZeroDivisionError']
 # a name the lesson imports, left out of the first lines: the line that imports it
 IMPORTS = {'json': 'import json', 'Counter': 'from collections import Counter',
            'Path': 'from pathlib import Path',
