@@ -473,6 +473,14 @@ class ByteTest(unittest.TestCase):
         self.assertEqual(tok.encode('Q'), [1 + ord('Q')])
         self.assertEqual(tok.vocab_size, 1 + 256 + 10)
 
+    def test_special_names_are_refused_for_what_is_wrong_with_them(self):
+        for special, said in [(['a'], "'a' is a token of the vocabulary too"),  # a byte's token
+                              (['Q: '], "'Q: ' is a token of the vocabulary too"),  # a merge's
+                              (['<x\udcff>'], 'lone surrogate'),  # an argument not UTF-8: \xff
+                              (['<eos>', '<eos>'], 'different, non-empty strings'), ([''], 'non-empty')]:
+            with self.subTest(special), self.assertRaisesRegex(ValueError, said):
+                ByteBPE.train(TEXT, 10, special=special)
+
 
 class SpecialTest(unittest.TestCase):
     def setUp(self):

@@ -49,7 +49,9 @@ class ByteBPE:
     unknown_id = None  # every text is bytes: nothing is unknown (<unk> is kept for the contract)
 
     def __init__(self, merges, special=SPECIAL, byte_ids=None, pattern=None):
-        if isinstance(special, list) and special_problem(special) is None:
+        if isinstance(special, list):
+            if special_problem(special):
+                raise ValueError(special_problem(special))
             special = {name: n for n, name in enumerate(special)}  # ids 0, 1, ... in order
         if byte_ids is None and isinstance(special, dict):
             byte_ids = [len(special) + b for b in range(256)]  # the bytes right after them
@@ -68,6 +70,13 @@ class ByteBPE:
         for rank, ((a, b), new) in enumerate(merges):
             self.bytes_of[new] = self.bytes_of[a] + self.bytes_of[b]
             self.ranks.setdefault(a * self.vocab_size + b, rank)
+        # one string, two ids: a tokenizers file could not tell them apart (as in the special kind)
+        specials = set(special.values())
+        plain = {data for i, data in enumerate(self.bytes_of) if i not in specials}
+        twice = next((name for name in special if name.encode('utf-8') in plain), None)
+        if twice is not None:
+            raise ValueError(f'the special token {common.clip(repr(twice), 30)} is a token of the vocabulary '
+                             'too: give it another name')
         self.made = [new for _, new in merges]
         # bytes without an id (a tokenizer trained on few) are left out, as tokenizers does
         self.missing = dict.fromkeys(b for b, i in enumerate(byte_ids) if i is None)
