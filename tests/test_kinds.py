@@ -473,6 +473,11 @@ class ByteTest(unittest.TestCase):
         self.assertEqual(tok.encode('Q'), [1 + ord('Q')])
         self.assertEqual(tok.vocab_size, 1 + 256 + 10)
 
+    def test_a_text_with_a_lone_surrogate_is_refused_naming_where(self):
+        # what Python makes of bytes that are not UTF-8 in a command's argument: no bytes to give it
+        with self.assertRaisesRegex(ValueError, r'lone surrogate \(U\+DCED, character 2\): not UTF-8'):
+            ByteBPE.train(TEXT, 10).encode('ab\udced\udca0\udc80c')
+
     def test_special_names_are_refused_for_what_is_wrong_with_them(self):
         for special, said in [(['a'], "'a' is a token of the vocabulary too"),  # a byte's token
                               (['Q: '], "'Q: ' is a token of the vocabulary too"),  # a merge's

@@ -102,6 +102,10 @@ class ByteBPE:
         return encode_with_specials(text, self.special_ids, self.encode_plain, allowed, disallowed)
 
     def encode_plain(self, text):
+        surrogate = common.SURROGATE.search(text)
+        if surrogate:  # no bytes to give it: Python keeps such a character for bytes not UTF-8
+            raise ValueError(f'the text holds a lone surrogate (U+{ord(surrogate.group()):04X}, character '
+                             f'{surrogate.start():,}): not UTF-8')
         if self.pattern:
             pieces = compiled(self.pattern).findall(text)
         else:
