@@ -354,24 +354,24 @@ def json_with(*keys):
     return test
 
 
-def check_output_path(path, kind, is_kind, inputs=(), force=False):
+def check_output_path(path, kind, is_kind, inputs=(), force=False, fix='give --out another file name'):
     """Refuse, before any long work, an output the user cannot or should not mean: a folder,
     a device, a read-only file, one of the inputs, or a file that is not a `kind` (is_kind
-    tells) unless force. A symlink is written through: its target is replaced, the link stays."""
+    tells) unless force. A symlink is written through: its target is replaced, the link stays.
+    fix: what the user can do instead (for a file in the folder --out names: another folder)."""
     shown_path = path
     path = Path(os.path.realpath(path))
     if path.exists():
         mode = path.stat().st_mode
         if stat.S_ISDIR(mode):
-            raise ValueError(f'{shown_path} is a folder: give --out a file name')
+            raise ValueError(f'{shown_path} is a folder: {fix}')
         if not stat.S_ISREG(mode):
-            raise ValueError(f'{shown_path} is not a regular file (a device or a pipe?): '
-                             'give --out a file name')
+            raise ValueError(f'{shown_path} is not a regular file (a device or a pipe?): {fix}')
         if not mode & 0o222:
-            raise ValueError(f'{shown_path} is read-only: make it writable or give --out another name')
+            raise ValueError(f'{shown_path} is read-only: make it writable or {fix}')
         for source in inputs:
             if os.path.exists(source) and os.path.samefile(path, source):
-                raise ValueError(f'{shown_path} is also what this reads: give --out another name')
+                raise ValueError(f'{shown_path} is also what this reads: {fix}')
         if not force and not is_kind(path):
             raise ValueError(f'{shown_path} exists and is not a {kind}: use --force to replace it')
     if not path.parent.is_dir():

@@ -171,12 +171,13 @@ def refuse_before_work(args):
     if not args.out.is_dir():
         check_new_folder(args.out)
         return  # nothing in it to replace
+    elsewhere = 'move it away or give --out another folder'  # the names in the folder are not the user's
     for name in BINS:
         common.check_output_path(args.out / name, '.bin file', lambda path: path.suffix == '.bin',
-                                 inputs=[args.file, args.tokenizer], force=args.force)
+                                 inputs=[args.file, args.tokenizer], force=args.force, fix=elsewhere)
     is_meta = common.json_with('files', 'dtype')
     common.check_output_path(args.out / 'meta.json', 'meta.json of lab.prepare', is_meta,
-                             inputs=[args.file, args.tokenizer], force=args.force)
+                             inputs=[args.file, args.tokenizer], force=args.force, fix=elsewhere)
 
 
 def check_new_folder(folder):

@@ -307,6 +307,13 @@ class PrepareTest(unittest.TestCase):
         self.assertEqual((meta['vocab_size'], meta['dtype'], meta['files']['val.bin']['tokens']),
                          (40, 'uint16', len(val)))
 
+    def test_a_folder_where_a_bin_goes_asks_for_another_out_folder(self):
+        root = trained(copy_project(self))
+        (root / 'prepared' / 'val.bin').mkdir(parents=True)
+        done = inside(root, 'prepare', '--out', 'prepared')
+        self.assertEqual((done.returncode, done.stderr), (1, 'lab.prepare: prepared/val.bin is a folder: move it '
+                                                             'away or give --out another folder\n'))
+
     def test_text_shorter_than_a_window_is_a_clear_error(self):
         root = copy_project(self)
         trained(root)
