@@ -311,8 +311,9 @@ class PrepareTest(unittest.TestCase):
         root = trained(copy_project(self))
         (root / 'prepared' / 'val.bin').mkdir(parents=True)
         done = inside(root, 'prepare', '--out', 'prepared')
-        self.assertEqual((done.returncode, done.stderr), (1, 'lab.prepare: prepared/val.bin is a folder: move it '
-                                                             'away or give --out another folder\n'))
+        self.assertEqual(done.returncode, 1)
+        self.assertEqual(done.stderr, 'lab.prepare: prepared/val.bin is a folder: move it away or give --out '
+                                      'another folder\n')
 
     def test_text_shorter_than_a_window_is_a_clear_error(self):
         root = copy_project(self)
