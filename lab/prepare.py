@@ -8,7 +8,8 @@
    every line is a Q: or A: line in turn (the lesson's data), else paragraphs.
 2. Encode each document with the tokenizer (any kind, lab/kinds) and end it with one
    <eos> when the tokenizer has that special token, as the course's byte-level one does;
-   else with the newline id, the token at which the lesson's generator stops.
+   else with the newline id, the token at which the lesson's generator stops. Characters
+   the tokenizer has no id for are encoded as it encodes them, and counted in a line.
 3. Split 95/5 into train.bin and val.bin in the folder PATH (default data, made if
    missing): at the document boundary nearest to 95 % of the tokens, or, with fewer than
    two documents, at 95 % of the tokens, as the course does. Ids are little-endian
@@ -34,6 +35,7 @@ import os
 import random
 import sys
 from array import array
+from collections import Counter
 from pathlib import Path
 
 if not __package__:  # run as python3 lab/prepare.py: then tokenizer cannot be imported
@@ -210,7 +212,8 @@ def prepare(tok, text, out, block_size, jobs=None, name='the text', how=None):
     meta = json.dumps(meta_of(tok, dtype, end, blobs), indent=2) + '\n'
     common.save_together([*((blob, out / file) for file, blob in blobs.items()), (meta, out / 'meta.json')])
     return {'docs': len(docs), 'how': how, 'train': train, 'val': val, 'train_docs': cut, 'dtype': dtype,
-            'end': end, 'id_bytes': array(typecode).itemsize, 'back': read_bin(out, 'train.bin')}
+            'end': end, 'id_bytes': array(typecode).itemsize, 'back': read_bin(out, 'train.bin'),
+            'unknown': sum(n for ch, n in Counter(text).items() if ch != '\n' and not tok.knows(ch))}
 
 
 def shown_ids(tok, ids):
@@ -230,6 +233,9 @@ def report(tok, made, batch):
     if made['train_docs'] is None:
         lines.append(f'split       one document: its tokens split '
                      f'{TRAIN_SHARE * 100:.0f}/{100 - TRAIN_SHARE * 100:.0f}, as the course does')
+    if made['unknown']:  # written all the same, as the tokenizer encodes them: said, not hidden
+        lines.append(f"unknown     {made['unknown']:,} characters have no id of their own: "
+                     'lab.audit lists them')
     for name, ids, count in [('train.bin', train, made['train_docs']),
                              ('val.bin', val, None if made['train_docs'] is None
                               else made['docs'] - made['train_docs'])]:

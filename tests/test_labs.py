@@ -307,6 +307,15 @@ class PrepareTest(unittest.TestCase):
         self.assertEqual((meta['vocab_size'], meta['dtype'], meta['files']['val.bin']['tokens']),
                          (40, 'uint16', len(val)))
 
+    def test_characters_without_an_id_are_counted_in_a_line(self):
+        root = trained(copy_project(self))  # the lesson's tokenizer: no Korean, no digits
+        done = inside(root, 'prepare', 'data/mixed.txt', '--out', 'mixed')
+        unknown = sum(1 for ch in MIXED if ch != '\n' and ch not in TEXT)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertIn(f'unknown     {unknown:,} characters have no id of their own: lab.audit lists them',
+                      done.stdout)
+        self.assertNotIn('unknown', inside(root, 'prepare', '--out', 'lesson').stdout)
+
     def test_a_folder_where_a_bin_goes_asks_for_another_out_folder(self):
         root = trained(copy_project(self))
         (root / 'prepared' / 'val.bin').mkdir(parents=True)
