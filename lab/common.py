@@ -227,6 +227,7 @@ def vocabulary_problem(vocab, merges, head=(UNKNOWN,), never_made=newline_merged
     if UNKNOWN in base:  # encode would give its id for '\ufffd' and 0 for every other unknown character
         at = base.index(UNKNOWN) + len(head)
         return f'vocab[{at}] is "\\ufffd" again: the unknown character is id 0 alone'
+    merged = {}  # pair -> the merge that joins it: once merged, a pair is gone from the text
     for n, m in enumerate(merges):
         new = first + n
         (a, b), made = m
@@ -234,6 +235,9 @@ def vocabulary_problem(vocab, merges, head=(UNKNOWN,), never_made=newline_merged
             return f'merges[{n}] makes id {made}, but the next id is {new}'
         if not (0 <= a < new and 0 <= b < new):
             return f'merges[{n}] joins ids {a} and {b}, but only ids 0 to {new - 1} exist before it'
+        if (a, b) in merged:
+            return f'merges[{n}] joins ids {a} and {b} again, as merges[{merged[a, b]}] does'
+        merged[a, b] = n
         if vocab[new] != vocab[a] + vocab[b]:
             return f'vocab[{new}] is {vocab[new]!r}, but merges[{n}] makes {vocab[a] + vocab[b]!r}'
         if never_made(vocab[new]):

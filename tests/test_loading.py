@@ -79,6 +79,10 @@ class ProblemTest(unittest.TestCase):
     def test_a_piece_holding_a_lone_surrogate(self):
         self.assert_problem(damaged(lambda s: s['vocab'].__setitem__(5, '\ud800')), 'lone surrogate')
 
+    def test_a_pair_is_merged_once(self):  # merged, the pair is gone: training cannot meet it again
+        state = {'vocab': ['\ufffd', 'a', 'b', 'ab', 'ab'], 'merges': [[[1, 2], 3], [[1, 2], 4]]}
+        self.assert_problem(state, 'merges[1] joins ids 1 and 2 again, as merges[0] does')
+
     def test_a_merged_piece_never_holds_a_newline(self):
         state = {'vocab': ['\ufffd', '\n', 'a', '\na'], 'merges': [[[1, 2], 3]]}
         self.assert_problem(state, 'newline')
