@@ -244,6 +244,17 @@ def tokenizer_inside(root):
     return types.SimpleNamespace(returncode=code, stdout=out.getvalue(), stderr=err.getvalue())
 
 
+def still_alive(pids, seconds=10):
+    """Those of pids that still run after up to seconds: a process killed takes a moment to go,
+    and waiting for each to go is quicker than sleeping for the slowest."""
+    end = time.monotonic() + seconds
+    while True:
+        left = [pid for pid in pids if alive(pid)]
+        if not left or time.monotonic() > end:
+            return left
+        time.sleep(0.01)
+
+
 def alive(pid):
     """Whether process pid still runs: one that has ended but not been waited for (a zombie,
     left to whichever process adopts it) does not."""

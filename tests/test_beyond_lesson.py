@@ -275,8 +275,9 @@ class SaveTest(unittest.TestCase):
         (root / 'settings.json').write_text('{"merges": 100000}')
         (root / 'data' / 'tokenizer.json').write_text('{"old": true}\n')
         process = subprocess.Popen([sys.executable, 'tokenizer.py'], cwd=root, text=True,
-                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        time.sleep(0.5)  # it is training by then: reading and counting take milliseconds
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                   env={**os.environ, 'PYTHONUNBUFFERED': '1'})
+        self.assertIn('s to train', process.stdout.readline())  # said as it begins to train
         process.send_signal(signal.SIGINT)
         out, err = process.communicate(timeout=60)
         self.assertEqual(process.returncode, 1)

@@ -20,7 +20,7 @@ from lab import fast, fast_bpe
 from lab.fast import encoding, letters, training
 from lab.common import has_lines
 from lab.kinds import CharBPE
-from tests.project import ROOT, TEXT, alive, copy_project, inside, run
+from tests.project import ROOT, TEXT, copy_project, inside, run, still_alive
 from tests.test_fuzz import fuzz_texts
 from tokenizer import BPE
 
@@ -261,8 +261,7 @@ class WorkerLifeTest(unittest.TestCase):
             with self.assertRaisesRegex(ValueError, 'one of the 2 processes encoding the text died'):
                 work.result(timeout=30)
         self.assertLess(time.monotonic() - started, 10)
-        time.sleep(0.2)
-        self.assertFalse(any(alive(pid) for pid in pids))
+        self.assertEqual(still_alive(pids), [])
 
     def lab_of_workers(self):
         """A process running a lab's way (common.run) that waits on two workers: (it, their pids)."""
@@ -279,16 +278,14 @@ class WorkerLifeTest(unittest.TestCase):
         os.killpg(process.pid, signal.SIGINT)  # the terminal sends it to every process of the group
         out, err = process.communicate(timeout=30)
         self.assertEqual((process.returncode, err), (130, 'lab: interrupted\n'))
-        time.sleep(0.2)
-        self.assertFalse(any(alive(pid) for pid in pids))
+        self.assertEqual(still_alive(pids), [])
 
     def test_sigterm_to_the_parent_is_one_line_and_no_worker_is_left(self):
         process, pids = self.lab_of_workers()
         process.send_signal(signal.SIGTERM)
         out, err = process.communicate(timeout=30)
         self.assertEqual((process.returncode, err), (143, 'lab: terminated\n'))
-        time.sleep(0.2)
-        self.assertFalse(any(alive(pid) for pid in pids))
+        self.assertEqual(still_alive(pids), [])
 
 
 class ProgressTest(unittest.TestCase):

@@ -23,7 +23,8 @@ from unittest import mock
 from lab import common
 from lab.selfcheck import __main__ as command
 from lab.selfcheck import check, explain, report, rules
-from tests.project import ENGLISH, LESSON_FILES, ROOT, alive, copy_project, inside, run, run_inside, started
+from tests.project import (ENGLISH, LESSON_FILES, ROOT, copy_project, inside, run, run_inside, started,
+                           still_alive)
 
 LESSON = (LESSON_FILES / 'tokenizer.py').read_text(encoding='utf-8')
 # (a typing mistake as a change to the lesson-style file, the rule its first FAILED must be)
@@ -440,8 +441,7 @@ class HostileLearnerFileTest(unittest.TestCase):
         with open(pids) as file:
             left = [int(pid) for pid in file.read().split()]
         self.assertTrue(left)
-        time.sleep(0.2)
-        self.assertEqual([pid for pid in left if alive(pid)], [])
+        self.assertEqual(still_alive(left), [])
 
     def test_code_that_swallows_the_timer_is_ended_by_the_tutor(self):
         typed = LESSON.replace('    result, i = [], 0\n', '    while True:\n        try:\n'
@@ -483,9 +483,8 @@ class HostileLearnerFileTest(unittest.TestCase):
         out, err = tutor.communicate(timeout=60)
         self.assertLess(time.monotonic() - started, 5)  # not the children's time limit
         self.assertEqual((tutor.returncode, err), (143, 'lab.selfcheck: terminated\n'))
-        time.sleep(0.2)
         self.assertEqual(len(children), 2)
-        self.assertEqual([pid for pid in children if alive(pid)], [])
+        self.assertEqual(still_alive(children), [])
 
     def test_the_lessons_text_moved_away_is_one_line_saying_how_to_get_it_back(self):
         with mock.patch.object(check, 'LESSON', Path(self.folder) / 'lesson_train.txt'):
