@@ -108,9 +108,12 @@ def kill_while_writing(test, code, args, cwd, path, wholes, rounds, seed, togeth
     writers = []
     for n in range(rounds):
         if n == 0 or not together:
+            old = os.stat(path).st_ino
             writers = [subprocess.Popen([sys.executable, '-c', code, *args], cwd=cwd)
                        for _ in range(rounds if together else 1)]
-            time.sleep(0.15)  # started, and writing
+            end = time.monotonic() + 20
+            while os.stat(path).st_ino == old and time.monotonic() < end:  # until one has saved, and
+                time.sleep(0.005)  # the writers are at work: a save renames a new file over the old
         writer = writers[n if together else 0]
         time.sleep(rng.random() * (0.08 if together else 0.15))
         writer.kill()
