@@ -62,6 +62,13 @@ class SameResultTest(unittest.TestCase):
             one_line = ''.join(rng.choice('가나다라마바사아자차') for _ in range(3000))  # ties at every count
             self.assert_same(one_line, 80)
 
+    def test_long_lines_encoded_with_their_links_in_arrays(self):
+        rng = random.Random(15)
+        with mock.patch.object(encoding, 'LONG_LINE', 2):  # every line of three tokens or more
+            for text in fuzz_texts(100, seed=15):
+                probe = ''.join(rng.choice(text + 'Z\n') for _ in range(60))
+                self.assert_same(text, rng.choice([1, 5, 20, 1000]), [probe])
+
     def test_lines_of_many_weights_before_and_after_the_switch(self):
         # lines that occur 1 to 4 times: several weights in one merge, in large units and
         # as a line a unit (the switch comes after the first merge here)
