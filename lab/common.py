@@ -401,30 +401,36 @@ def save_together(files):
     """save() for several (data, path) that belong together (lab.prepare's .bin files and
     their meta.json): every file is written to its temporary first, and only when all of
     them are on disk are they renamed, in the order given. A full disk or a size limit met
-    on the second file leaves every old file as it was."""
+    on the second file leaves every old file as it was; so does Ctrl-C."""
     staged = []  # (temporary, path, path as the user gave it, the temporary's inode)
     try:
         for data, path in files:
             staged.append(staged_copy(data, path))
         for n, (tmp, path, shown_path, _) in enumerate(staged):
-            os.replace(tmp, path)
+            try:
+                os.replace(tmp, path)
+            except OSError as e:
+                raise ValueError(f'cannot write {shown_path} ({e.strerror})') from None
             staged[n] = (None, *staged[n][1:])
-    except OSError as e:
-        raise ValueError(f'cannot write {shown_path} ({e.strerror})') from None
     finally:
         for tmp, *_ in staged:
             if tmp:
                 os.unlink(tmp)
-    for _, path, shown_path, ours in staged:
-        there = os.stat(path)
-        if (there.st_dev, there.st_ino) != (ours.st_dev, ours.st_ino):
+    last = {path: (shown_path, ours) for _, path, shown_path, ours in staged}  # a path given twice: its last
+    for path, (shown_path, ours) in last.items():
+        try:
+            there = os.stat(path)
+        except OSError:  # gone as soon as written: another program's doing too
+            there = None
+        if there is None or (there.st_dev, there.st_ino) != (ours.st_dev, ours.st_ino):
             raise ValueError(f'{shown_path} was replaced by another program while this one saved it: '
                              'run this again once that one is done')
 
 
 def staged_copy(data, path):
     """(temporary, real path, path as given, inode): data written to a temporary file beside
-    path, on disk, with the permissions path has (or would get), not yet renamed over it."""
+    path, on disk, with the permissions path has (or would get), not yet renamed over it. On
+    any failure, Ctrl-C included, the temporary is gone."""
     shown_path, path = path, Path(os.path.realpath(path))  # through a symlink: the link stays
     data = data.encode('utf-8') if isinstance(data, str) else data
     try:
@@ -444,9 +450,11 @@ def staged_copy(data, path):
             os.fsync(f.fileno())
             ours = os.fstat(f.fileno())
         os.chmod(tmp, mode)
-    except OSError as e:
+    except BaseException as e:
         os.unlink(tmp)
-        raise ValueError(f'cannot write {shown_path} ({e.strerror})') from None
+        if isinstance(e, OSError):
+            raise ValueError(f'cannot write {shown_path} ({e.strerror})') from None
+        raise
     return tmp, path, shown_path, ours
 
 

@@ -213,7 +213,15 @@ def prepare(tok, text, out, block_size, jobs=None, name='the text', how=None):
     common.save_together([*((blob, out / file) for file, blob in blobs.items()), (meta, out / 'meta.json')])
     return {'docs': len(docs), 'how': how, 'train': train, 'val': val, 'train_docs': cut, 'dtype': dtype,
             'end': end, 'id_bytes': array(typecode).itemsize, 'back': read_bin(out, 'train.bin'),
-            'unknown': sum(n for ch, n in Counter(text).items() if ch != '\n' and not tok.knows(ch))}
+            'unknown': unknown_characters(tok, docs)}
+
+
+def unknown_characters(tok, docs):
+    """How many characters of the documents (what is written: blank lines are not) have no id."""
+    counts = Counter()
+    for doc in docs:
+        counts.update(doc)
+    return sum(n for ch, n in counts.items() if ch != '\n' and not tok.knows(ch))
 
 
 def shown_ids(tok, ids):

@@ -118,6 +118,28 @@ class SaveTest(unittest.TestCase):
         common.save_together([('new\n', self.path), ('new meta\n', other)])
         self.assertEqual([*(f.read_text() for f in files), *self.leftovers()], ['new\n', 'new meta\n'])
 
+    def test_ctrl_c_while_writing_leaves_the_old_file_and_no_temporary_one(self):
+        with mock.patch.object(os, 'fsync', side_effect=KeyboardInterrupt):
+            with self.assertRaises(KeyboardInterrupt):
+                common.save('new\n', self.path)
+        self.assertEqual((self.path.read_text(), self.leftovers()), ('old\n', []))
+
+    def test_one_file_given_twice_is_saved_with_its_last_data(self):
+        link = self.root / 'link.json'
+        link.symlink_to(self.path)
+        common.save_together([('one\n', self.path), ('two\n', link)])
+        self.assertEqual((self.path.read_text(), self.leftovers()), ('two\n', []))
+
+    def test_a_file_gone_right_after_its_rename_is_said_in_one_line(self):
+        real_replace = os.replace
+
+        def replace_then_gone(source, target):
+            real_replace(source, target)
+            os.unlink(target)  # another program took it away at once
+        with mock.patch.object(os, 'replace', side_effect=replace_then_gone), \
+                self.assertRaisesRegex(ValueError, 'was replaced by another program'):
+            common.save('new\n', self.path)
+
     def test_many_writers_at_once_leave_one_whole_file_and_only_its_writer_says_saved(self):
         texts = [str(n) * 50_000 for n in range(4)]
 

@@ -475,13 +475,12 @@ class ByteTest(unittest.TestCase):
 
     def test_a_text_with_a_lone_surrogate_is_refused_naming_where(self):
         # what Python makes of bytes that are not UTF-8 in a command's argument: no bytes to give it
-        with self.assertRaisesRegex(ValueError, r'lone surrogate \(U\+DCED, character 2\): not UTF-8'):
-            ByteBPE.train(TEXT, 10).encode('ab\udced\udca0\udc80c')
+        tok = ByteBPE.train(TEXT, 10, special=['<eos>'])
+        with self.assertRaisesRegex(ValueError, r'lone surrogate \(U\+DCED, character 7\): not UTF-8'):
+            tok.encode('<eos>ab\udced\udca0\udc80c', allowed=['<eos>'])  # counted from the start
 
     def test_special_names_are_refused_for_what_is_wrong_with_them(self):
-        for special, said in [(['a'], "'a' is a token of the vocabulary too"),  # a byte's token
-                              (['Q: '], "'Q: ' is a token of the vocabulary too"),  # a merge's
-                              (['<x\udcff>'], 'lone surrogate'),  # an argument not UTF-8: \xff
+        for special, said in [(['<x\udcff>'], 'lone surrogate'),  # an argument not UTF-8: \xff
                               (['<eos>', '<eos>'], 'different, non-empty strings'), ([''], 'non-empty')]:
             with self.subTest(special), self.assertRaisesRegex(ValueError, said):
                 ByteBPE.train(TEXT, 10, special=special)

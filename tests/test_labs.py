@@ -308,7 +308,8 @@ class PrepareTest(unittest.TestCase):
 
     def test_characters_without_an_id_are_counted_in_a_line(self):
         root = trained(copy_project(self))  # the lesson's tokenizer: no Korean, no digits
-        done = inside(root, 'prepare', 'data/mixed.txt', '--out', 'mixed')
+        (root / 'blank.txt').write_text(MIXED + '\n \t\n\n', encoding='utf-8')  # blank lines: not written
+        done = inside(root, 'prepare', 'blank.txt', '--out', 'mixed')
         unknown = sum(1 for ch in MIXED if ch != '\n' and ch not in TEXT)
         self.assertEqual(done.returncode, 0, done.stderr)
         self.assertIn(f'unknown     {unknown:,} characters have no id of their own: lab.audit lists them',

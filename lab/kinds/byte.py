@@ -38,6 +38,15 @@ FIRST_MERGE = FIRST_BYTE + 256     # 260
 MOST_BYTES = 2**24
 
 
+def refuse_surrogates(text):
+    """ValueError naming where text holds a lone surrogate: a character with no bytes to give,
+    which Python makes of bytes that are not UTF-8 (in a command's argument, say)."""
+    surrogate = common.SURROGATE.search(text)
+    if surrogate:
+        raise ValueError(f'the text holds a lone surrogate (U+{ord(surrogate.group()):04X}, character '
+                         f'{surrogate.start():,}): not UTF-8')
+
+
 def as_chars(text):
     """The UTF-8 bytes of text as a str of the characters U+0000-U+00FF, one per byte."""
     return text.encode('utf-8').decode('latin-1')
@@ -70,13 +79,6 @@ class ByteBPE:
         for rank, ((a, b), new) in enumerate(merges):
             self.bytes_of[new] = self.bytes_of[a] + self.bytes_of[b]
             self.ranks.setdefault(a * self.vocab_size + b, rank)
-        # one string, two ids: a tokenizers file could not tell them apart (as in the special kind)
-        specials = set(special.values())
-        plain = {data for i, data in enumerate(self.bytes_of) if i not in specials}
-        twice = next((name for name in special if name.encode('utf-8') in plain), None)
-        if twice is not None:
-            raise ValueError(f'the special token {common.clip(repr(twice), 30)} is a token of the vocabulary '
-                             'too: give it another name')
         self.made = [new for _, new in merges]
         # bytes without an id (a tokenizer trained on few) are left out, as tokenizers does
         self.missing = dict.fromkeys(b for b, i in enumerate(byte_ids) if i is None)
@@ -99,13 +101,11 @@ class ByteBPE:
     def encode(self, text, allowed=(), disallowed='refuse'):
         """The ids of text. A special string in it is refused, or with disallowed='plain' encoded
         as its bytes; those in allowed become their ids (lab/kinds/special.py)."""
+        refuse_surrogates(text)  # here, where the place is counted from the start of the text
         return encode_with_specials(text, self.special_ids, self.encode_plain, allowed, disallowed)
 
     def encode_plain(self, text):
-        surrogate = common.SURROGATE.search(text)
-        if surrogate:  # no bytes to give it: Python keeps such a character for bytes not UTF-8
-            raise ValueError(f'the text holds a lone surrogate (U+{ord(surrogate.group()):04X}, character '
-                             f'{surrogate.start():,}): not UTF-8')
+        refuse_surrogates(text)
         if self.pattern:
             pieces = compiled(self.pattern).findall(text)
         else:
