@@ -45,7 +45,7 @@ MAKE_TOKENIZER = 'python3 tokenizer.py makes it'
 # about 80 on a 1.1 MB novel (lab.fast_bpe at 22, measured with lab.speed on 12 MB).
 MEMORY_PER_TEXT_BYTE = 100
 SELFCHECK = 'python3 -m lab.selfcheck checks tokenizer.py rule by rule'
-TUTOR = 'python3 -m lab.selfcheck'  # the same, at the end of a one-line error
+TUTOR = 'python3 -m lab.selfcheck'  # at the end of an error for tokenizer.py to mend: ending() says SELFCHECK
 A_TEXT_FILE = 'give a UTF-8 text file'
 
 
@@ -649,7 +649,16 @@ def count_lines(tok, encode, lines):
     chars = sum(map(len, lines))
     return {'lines': len(lines), 'chars': chars, 'tokens': sum(per_line), 'per_line': per_line or [0],
             'bytes': sum(len(line.encode('utf-8', 'surrogatepass')) for line in lines),
-            'unknown': Counter(ch for line in lines for ch in line if not tok.knows(ch))}
+            'unknown': unknown_characters(tok, lines)}
+
+
+def unknown_characters(tok, texts):
+    """{character: how often} for the characters of texts that tok does not know (tok.knows),
+    line ends aside, in order of first appearance. Each distinct character is asked once."""
+    counts = Counter()
+    for text in texts:
+        counts.update(text)
+    return Counter({ch: n for ch, n in counts.items() if ch != '\n' and not tok.knows(ch)})
 
 
 STATUS = {'shown': False}  # whether a status line stands on stderr now, for fail() to clear

@@ -35,7 +35,6 @@ import os
 import random
 import sys
 from array import array
-from collections import Counter
 from pathlib import Path
 
 if not __package__:  # run as python3 lab/prepare.py: then tokenizer cannot be imported
@@ -213,15 +212,7 @@ def prepare(tok, text, out, block_size, jobs=None, name='the text', how=None):
     common.save_together([*((blob, out / file) for file, blob in blobs.items()), (meta, out / 'meta.json')])
     return {'docs': len(docs), 'how': how, 'train': train, 'val': val, 'train_docs': cut, 'dtype': dtype,
             'end': end, 'id_bytes': array(typecode).itemsize, 'back': read_bin(out, 'train.bin'),
-            'unknown': unknown_characters(tok, docs)}
-
-
-def unknown_characters(tok, docs):
-    """How many characters of the documents (what is written: blank lines are not) have no id."""
-    counts = Counter()
-    for doc in docs:
-        counts.update(doc)
-    return sum(n for ch, n in counts.items() if ch != '\n' and not tok.knows(ch))
+            'unknown': sum(common.unknown_characters(tok, docs).values())}  # of what is written
 
 
 def shown_ids(tok, ids):
