@@ -17,7 +17,7 @@ from unittest import mock
 
 ROOT = Path(__file__).resolve().parent.parent
 PARTS = ['tokenizer.py', 'settings.json', 'data/train.txt', 'data/mixed.txt', 'lab']
-LESSON_FILES = ROOT / 'tests' / 'lesson_files'  # what a learner types from the lesson
+LESSON_FILES = ROOT / 'lab' / 'selfcheck' / 'lesson'  # what a learner types from the lesson
 LESSON_LABS = ['lab/bpe_trace.py', 'lab/unknown.py', 'lab/token_count.py']
 # What a lab is, for every test that walks the labs: a module of lab/ run as python3 -m lab.NAME.
 # The package and the plumbing the labs share are not: a module added to lab/ that is not a

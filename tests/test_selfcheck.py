@@ -320,7 +320,7 @@ class LabsMeetAnUnfinishedFileTest(unittest.TestCase):
     def test_a_classmethod_left_out_is_said_where_the_lab_calls_train(self):
         typed = lesson_with('    @classmethod\n', '')
         said = self.said_by_a_lab(typed, lambda module: module.BPE.train('aab', 1))
-        self.assertTrue(any('put @classmethod on the line above def train' in line for line in said), said)
+        self.assertTrue(any('the line above def train must be @classmethod' in line for line in said), said)
 
     def test_ctrl_c_in_a_loop_that_never_ends_says_where_it_was(self):
         typed = lesson_with('            i += 1\n    return result', '            i += 1\n'

@@ -18,6 +18,7 @@ import difflib
 import os
 import stat
 import tempfile
+import warnings
 from pathlib import Path
 
 from lab.selfcheck import explain, rules, runner
@@ -47,6 +48,8 @@ def typed_names(source):
             names.add(node.name)
             if node.name == 'BPE':
                 methods.update(item.name for item in node.body if isinstance(item, ast.FunctionDef))
+                if 'merge' in methods:
+                    names.add('merge')  # typed, inside the class: its rules say where it belongs
         elif isinstance(node, ast.If) and "id='__name__'" in ast.dump(node.test):  # '__main__', or a slip
             names.add('__main__')
     if 'BPE' in names:
@@ -87,7 +90,7 @@ def readable_part(source):
     the parts typed after it)): a file that does not compile is cut where that part starts. Compiled, not only
     parsed: a return outside its function is found here, in its part."""
     try:
-        compile(source, 'tokenizer.py', 'exec', dont_inherit=True)
+        compiled(source)
         return source, None
     except (SyntaxError, ValueError) as raised:  # also IndentationError and TabError
         error = raised
@@ -103,6 +106,14 @@ def readable_part(source):
         return ''.join(source.splitlines(keepends=True)[:first - 1]), (part, said, later)
 
 
+def compiled(source):
+    """source compiled as Python compiles tokenizer.py, its warnings left to Python's own run
+    of it ('bool' object is not callable, ...): the tutor's screen is for the rules."""
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        return compile(source, 'tokenizer.py', 'exec', dont_inherit=True)
+
+
 def cut_before(source, line):
     """(part, its first line): the part of source that holds line, moved back until the lines
     before it compile. A method's body typed at the margin seems to start part 6 (nothing but
@@ -112,7 +123,7 @@ def cut_before(source, line):
         part = explain.part_of_line(source, line)
         first = min([n for n, p in explain.parts_by_line(source) if p == part and n <= line], default=1)
         try:
-            compile(''.join(lines[:first - 1]), 'tokenizer.py', 'exec', dont_inherit=True)
+            compiled(''.join(lines[:first - 1]))
             return part, first
         except (SyntaxError, ValueError) as error:  # the error is earlier: so is the part to blame
             line = min(getattr(error, 'lineno', None) or 1, first - 1)

@@ -25,7 +25,8 @@ STARTS = [(1, re.compile(r'def merge\b')), (2, re.compile(r'class BPE\b')),
           (3, re.compile(r'\s+(@classmethod|def train\b)')), (4, re.compile(r'\s+def encode\b')),
           (5, re.compile(r'\s+def (decode|state)\b')), (6, re.compile(r'if __name__\b'))]
 # The errors the catalogs say in words, as 'error.NAME'
-KNOWN_ERRORS = ['AssertionError', 'AttributeError', 'FileNotFoundError', 'IndentationError', 'IndexError',
+KNOWN_ERRORS = ['AssertionError', 'AttributeError', 'FileNotFoundError', 'ImportError', 'IndentationError',
+                'IndexError',
                 'KeyError', 'MemoryError', 'NameError', 'RecursionError', 'SyntaxError', 'TabError',
                 'TimeoutError', 'TypeError', 'UnboundLocalError', 'ValueError', 'ZeroDivisionError']
 # a name the lesson imports, left out of the first lines: the line that imports it
@@ -89,7 +90,8 @@ def explain(error, path, source, seconds=None, settled=()):
     kind = type(error).__name__
     detail = f'{seconds} s' if isinstance(error, TimeoutError) and seconds else \
         error.msg if isinstance(error, SyntaxError) else str(error)
-    detail = detail.replace(os.path.dirname(os.__file__) + os.sep, '')  # Python's own folder says nothing
+    for folder in (os.path.dirname(os.__file__), os.getcwd()):  # Python's own, the tutor's copy: noise
+        detail = detail.replace(os.path.join(folder, ''), '')
     line, function = where(error, path, source, settled)
     said = [['raised', {'error': f'{kind}: {detail}' if detail else kind}]]
     if line:
@@ -189,6 +191,10 @@ def hint_for(error, kind, detail, function, code):
             return found
     if kind == 'NameError' and function in METHODS and missing and missing.group(1) in ATTRIBUTES:
         return 'hint.self', {'name': missing.group(1)}
+    if kind == 'ImportError' and "cannot import name 'merge'" in detail:
+        inside = merge_in_class()
+        if inside:
+            return 'hint.merge_in_class', {'line': str(inside), 'part': '1'}
     if 'null bytes' in detail:  # a NUL character, pasted in: Python reads no file that holds one
         return 'hint.null', {}
     if kind in ('SyntaxError', 'IndentationError') and 'outside' in detail:  # a return or break
@@ -200,6 +206,14 @@ def hint_for(error, kind, detail, function, code):
     if kind in KNOWN_ERRORS:
         return f'error.{kind}', {}
     return None
+
+
+def merge_in_class():
+    """The line of def merge when tokenizer.py has it inside class BPE (indented with the methods),
+    else None."""
+    bpe = getattr(sys.modules.get('tokenizer'), 'BPE', None)
+    function = vars(bpe).get('merge') if isinstance(bpe, type) else None
+    return getattr(getattr(function, '__code__', None), 'co_firstlineno', None)
 
 
 def missing_from_bpe(name):

@@ -69,6 +69,7 @@ def report(words, answers, shown_file):
     """The lines a person reads, part by part, and the exit status."""
     out = [render(words, 'heading', {'file': shown_file}), '']
     broken = syntax_part(answers)
+    reasons = set()  # why parts were not checked, said once: a 24-line screen keeps the FAILED in view
     for part in PARTS:
         names = [name for name, its in PART_OF.items() if its == part]
         title = render(words, 'part_title', {'n': str(part), 'title': words[f'part.{part}']})
@@ -79,8 +80,11 @@ def report(words, answers, shown_file):
         elif states == {'todo'}:
             out.append(common.fill(title, 'TODO    ', ' ' * 8))
         elif states == {'not_checked'} and len({str(answers[name][1]) for name in names}) == 1:
-            out.append(common.fill(title, '--      ', ' ' * 8))  # the part on one line, and why
-            out += said_lines(words, answers[names[0]][1], shown_file)
+            out.append(common.fill(title, '--      ', ' ' * 8))  # the part on one line, and why once
+            reason = str(answers[names[0]][1])
+            if reason not in reasons:
+                out += said_lines(words, answers[names[0]][1], shown_file)
+            reasons.add(reason)
         else:
             out.append(title)
             before, failed = None, False
@@ -88,13 +92,15 @@ def report(words, answers, shown_file):
                 answer = answers[name]
                 if mistake(answer) is not None and mistake(answer) == mistake(before):
                     shown = ['failed', [['same_as_above', {}]]]  # one mistake said once
-                elif answer[0] == 'not_checked' and answer == before:
+                elif answer[0] == 'not_checked' and (answer == before or str(answer[1]) in reasons):
                     shown = ['not_checked', None]  # and why, once
                 elif answer[0] == 'failed' and failed:  # often the first one's mistake again, seen
                     shown = ['failed', [line for line in answer[1] if line[0] != 'look']]  # otherwise
                 else:
                     shown = answer
                 out += rule_lines(words, name, shown, shown_file)
+                if answer[0] == 'not_checked':
+                    reasons.add(str(answer[1]))
                 before, failed = answer, failed or answer[0] == 'failed'
     lines, status = summary(words, answers)
     return out + lines, status

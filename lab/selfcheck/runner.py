@@ -29,7 +29,7 @@ import threading
 from pathlib import Path
 
 from lab import common
-from lab.selfcheck import explain, rules
+from lab.selfcheck import explain, locate, rules
 
 SECONDS = 2  # for one rule: the lesson's code needs a few milliseconds on these texts
 MEMORY = 2 * 2**30  # bytes the child may use; the rules need a few dozen MB
@@ -193,18 +193,20 @@ def run_job(folder, names, seconds=SECONDS):
             yield name, ['not_checked', [['not_checked_stuck', {}]]]
             continue
         limit = seconds * (2 if name == rules.COMMAND_LINE else 1)
+        settled = held - broke - {rules.PART_OF[name]}  # the earlier parts whose rules all hold
+        ran = set()  # the lines of tokenizer.py that run for this rule: where its slip can be
         try:
             signal.setitimer(signal.ITIMER_REAL, limit, limit)  # again if swallowed
-            if name == rules.COMMAND_LINE:
-                answer = command_line(source)
-            else:
-                answer = ['passed', rules.CHECKS[name]()]
+            with lines_run(ran):
+                if name == rules.COMMAND_LINE:
+                    answer = command_line(source)
+                else:
+                    answer = ['passed', rules.CHECKS[name]()]
         except rules.Wrong as e:
             answer = ['failed', returned_in_a_loop(e.args[0], rules.PART_OF[name], source)]
         except BaseException as e:  # the learner's code failed: say what and where, in their file
             if isinstance(e, KeyboardInterrupt):
                 raise
-            settled = held - broke - {rules.PART_OF[name]}  # the earlier parts whose rules all hold
             if isinstance(e, TooLong):  # said as the TimeoutError it is, where it was when time ran out
                 e = TimeoutError().with_traceback(e.__traceback__)
                 line, _ = explain.where(e, 'tokenizer.py', source, settled)
@@ -214,8 +216,31 @@ def run_job(folder, names, seconds=SECONDS):
                 stuck.update(rules.PARTS)  # nothing can run without the file
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
+        if answer[0] == 'failed':
+            unsure = {rules.PART_OF[rule] for rule in rules.PART_OF if rule not in names}  # not all checked
+            suspects = rules.PARTS if name == 'rule_imports' else \
+                ({rules.PART_OF[name]} | rules.CALLS[name]) - (settled - unsure)
+            answer[1] = locate.said(answer[1], locate.locate(source, ran, set(suspects)))
         (held if answer[0] == 'passed' else broke).add(rules.PART_OF[name])
         yield name, answer
+
+
+@contextlib.contextmanager
+def lines_run(ran):
+    """Add to ran the number of each line of tokenizer.py that runs inside the with block."""
+    def local(frame, event, _):
+        if event in ('line', 'call'):
+            ran.add(frame.f_lineno)
+        return local
+
+    def calls(frame, event, _):
+        return local(frame, event, _) if os.path.basename(frame.f_code.co_filename) == 'tokenizer.py' else None
+    before = sys.gettrace()
+    sys.settrace(calls)
+    try:
+        yield ran
+    finally:
+        sys.settrace(before)
 
 
 def returned_in_a_loop(lines, part, source):
