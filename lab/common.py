@@ -12,6 +12,7 @@ that they work with the tokenizer.py you typed. Everything else they need is her
 It is not a lab itself: there is nothing to run.
 """
 import argparse
+import codecs
 import difflib
 import errno
 import functools
@@ -790,6 +791,21 @@ def terminated(*_):
     raise Terminated
 
 
+# punctuation a terminal's encoding may lack (EUC-KR has no em dash), as the ASCII that looks like it
+LOOKALIKES = {'\u2014': '-', '\u2013': '-', '\u2212': '-', '\u00b7': '.', '\u2026': '...',
+              '\u2018': "'", '\u2019': "'", '\u201c': '"', '\u201d': '"', '\u2192': '->'}
+
+
+def lookalike(error):
+    """A codec error handler: a character the terminal lacks as the ASCII it looks like, else as
+    an escape (\\uXXXX), so that one dash never turns a Korean screen into English."""
+    bad = error.object[error.start:error.end]
+    return ''.join(LOOKALIKES.get(c) or c.encode('ascii', 'backslashreplace').decode() for c in bad), error.end
+
+
+codecs.register_error('lookalike', lookalike)
+
+
 def run(main):
     """Run a lab's main as a command: a user's mistake (ValueError) is one line and exit 1,
     Ctrl-C one line and exit 130, SIGTERM one line and exit 143, a reader that stops early
@@ -799,7 +815,7 @@ def run(main):
         fail('standard output is closed; run it again without >&-')
     for stream in sys.stdout, sys.stderr:
         if stream is not None and hasattr(stream, 'reconfigure'):
-            stream.reconfigure(errors='backslashreplace')
+            stream.reconfigure(errors='lookalike')
     before = signal.signal(signal.SIGTERM, terminated)
     try:
         main()

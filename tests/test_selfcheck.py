@@ -572,7 +572,7 @@ class CommandLineTest(unittest.TestCase):
     def test_watch_checks_again_when_the_file_is_saved_and_ctrl_c_ends_it(self):
         seen, code, err = self.runs['watch'].result()
         words = report.catalog('ko')
-        nexts = [line for line in seen if line.startswith('다음에 입력할 파트')]
+        nexts = [line for line in seen if line.startswith(words['next_part'].split(':')[0])]
         self.assertEqual([line.split('.')[0][-1] for line in nexts], ['2', '4'])
         self.assertIn(words['all_hold'], seen)
         self.assertEqual((code, err), (130, f"lab.selfcheck: {words['interrupted']}\n"))

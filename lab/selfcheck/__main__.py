@@ -6,13 +6,15 @@ by hand, so that an unknown one, --help and Ctrl-C speak that language too. A te
 cannot show Korean gets English, with one line that says why.
 """
 import os
+import shutil
 import signal
 import sys
 import time
 from pathlib import Path
 
-if not __package__:  # run as python3 lab/selfcheck/__main__.py: then tokenizer cannot be imported
-    sys.exit('run this lab from the project folder as: python3 -m lab.selfcheck')
+if __package__ != 'lab.selfcheck':  # python3 lab/selfcheck/__main__.py, or python3 -m selfcheck in lab/
+    sys.exit(f'run the tutor from the project folder ({Path(__file__).resolve().parents[2]}) as: '
+             'python3 -m lab.selfcheck')
 
 from lab import common
 from lab.selfcheck import check, report, runner
@@ -44,9 +46,11 @@ def language(argv, environ):
 
 
 def can_show(lang, stream):
-    """Whether stream can show the words of lang (an ASCII terminal cannot show Korean)."""
+    """Whether stream can show the letters of lang (an ASCII terminal cannot show Korean; EUC-KR
+    can, though it lacks a dash of the titles, which is then shown as '-')."""
+    letters = {ch for text in report.catalog(lang).values() for ch in text if ch.isalpha()}
     try:
-        ''.join(report.catalog(lang).values()).encode(getattr(stream, 'encoding', None) or 'utf-8')
+        ''.join(sorted(letters)).encode(getattr(stream, 'encoding', None) or 'utf-8')
         return True
     except (UnicodeEncodeError, LookupError):
         return False
@@ -74,9 +78,10 @@ def arguments(argv, words):
     return Path(files[0]) if files else DEFAULT_FILE, watch, shown_help
 
 
-def run_once(path, words, shown_file):
+def run_once(path, words, shown_file, height=None):
+    """Check the file once and print the report (cut to height lines, for a screen drawn anew)."""
     lines, status = report.report(words, check.check(path), shown_file)
-    print('\n'.join(lines), flush=True)
+    print('\n'.join(report.fit(words, lines, height) if height else lines), flush=True)
     return status
 
 
@@ -92,10 +97,12 @@ def watch(path, words, shown_file):
             now = None
         if now != seen:
             seen = now
+            height = None
             if sys.stdout.isatty():
                 print('\x1b[H\x1b[2J', end='')  # to the top left, then clear the screen
+                height = shutil.get_terminal_size().lines - 2  # the watching line, and the cursor's
             try:
-                run_once(path, words, shown_file)
+                run_once(path, words, shown_file, height)
             except check.Unreadable as e:  # a file being saved may be empty or missing for a moment
                 print(common.shown(report.render(words, *e.args[0])), flush=True)
             print(words['watching'], flush=True)

@@ -19,6 +19,8 @@ import re
 import sys
 import traceback
 
+from lab.selfcheck import keyboard
+
 # Where each part of the lesson starts: (part, a line that starts it). Part 6 starts at the
 # first line after class BPE's body that is not indented (the lesson's: if __name__ == ...).
 STARTS = [(1, re.compile(r'def merge\b')), (2, re.compile(r'class BPE\b')),
@@ -93,12 +95,15 @@ def explain(error, path, source, seconds=None, settled=()):
     for folder in (os.path.dirname(os.__file__), os.getcwd()):  # Python's own, the tutor's copy: noise
         detail = detail.replace(os.path.join(folder, ''), '')
     line, function = where(error, path, source, settled)
+    typed = keyboard_slip(error, kind, detail, source, line)
+    if typed and typed[1].get('typed'):  # a name in NFKC form: said as typed
+        detail = detail.replace(typed[1]['typed'], typed[1]['char'])
     said = [['raised', {'error': f'{kind}: {detail}' if detail else kind}]]
     if line:
         in_function = function and function != '<module>'
         said.append(['at_line', {'line': str(line), 'function': function}] if in_function
                     else ['at_line_only', {'line': str(line)}])
-    hint = hint_for(error, kind, detail, function, source_line(source, line))
+    hint = typed or hint_for(error, kind, detail, function, source_line(source, line))
     if (not hint or hint[0] == f'error.{kind}') and discards_training(source):
         hint = 'hint.train_result', {'part': '6'}
     if hint:
@@ -112,6 +117,20 @@ def explain(error, path, source, seconds=None, settled=()):
     if part is not None:
         said.append(['look', {'where': f'part.{part}'}])
     return said
+
+
+def keyboard_slip(error, kind, detail, source, line):
+    """The hint for a character a keyboard typed in code (a full-width colon, a curly quote, a
+    Hangul letter in a name), or None: Python's own words name it only by its code."""
+    if isinstance(error, SyntaxError):
+        return keyboard.invalid_character(error, source)
+    named = re.search(r"'(\w+)'", detail) if kind in ('NameError', 'UnboundLocalError') else None
+    if not named or not line:
+        return None
+    text = source_line(source, line)
+    typed = keyboard.typed_name(named.group(1), text)
+    hint = keyboard.jamo_name(typed, line, text)
+    return (hint[0], dict(hint[1], typed=named.group(1))) if hint else None
 
 
 def discards_training(source):
@@ -195,6 +214,9 @@ def hint_for(error, kind, detail, function, code):
         inside = merge_in_class()
         if inside:
             return 'hint.merge_in_class', {'line': str(inside), 'part': '1'}
+    if kind in ('UnicodeEncodeError', 'UnicodeDecodeError') and re.search(r'\b(open|read_text|write_text)\(', code) \
+            and 'encoding' not in code:  # the locale's encoding (EUC-KR, ASCII), not UTF-8
+        return 'hint.encoding', {'codec': getattr(error, 'encoding', '') or '?'}
     if 'null bytes' in detail:  # a NUL character, pasted in: Python reads no file that holds one
         return 'hint.null', {}
     if kind in ('SyntaxError', 'IndentationError') and 'outside' in detail:  # a return or break

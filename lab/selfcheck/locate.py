@@ -16,7 +16,10 @@ the smallest expression, is said too: `pair` here, `new_id` in the lesson.
 import ast
 import copy
 import difflib
+import re
 from pathlib import Path
+
+from lab.selfcheck import keyboard
 
 REFERENCE = Path(__file__).resolve().parent / 'lesson' / 'tokenizer.py'
 # the lesson's functions and the part that types each; the module's imports are part 0
@@ -332,7 +335,8 @@ def locate(source, ran=None, parts=None, reference=None):
     slip = {'what': what, 'line': line, 'unit': name, 'part': UNITS[name],
             'yours': text_of(lines, one) if one else '', 'lesson': text_of(lesson_lines, other) if other else ''}
     if what == CHANGED:
-        slip['here'], slip['there'] = smallest_difference(one.node, other.node, mapping)
+        here, slip['there'] = smallest_difference(one.node, other.node, mapping)
+        slip['here'] = keyboard.as_typed(here, slip['yours'])  # ㅑ as typed, not as Python reads it
     return slip
 
 
@@ -455,6 +459,10 @@ def said(lines, slip):
         shown = [['slip_missing', {'line': str(slip['line']), 'code': slip['lesson']}]]
     else:
         shown = [['slip_added', {'line': str(slip['line']), 'code': slip['yours']}]]
+    typed = keyboard.jamo_name(next(iter(re.findall(r'\w*[ㄱ-ㆎ]\w*', slip['yours'])), ''), slip['line'],
+                               slip['yours'])
+    if typed and not any(line[0] == 'hint' and line[1]['text'] == typed[0] for line in lines):
+        shown.append(['hint', {'text': typed[0], **typed[1]}])  # ㅑ for i, with nothing raised
     kept = [line for line in lines if line[0] != 'look' or explains(line[1]['where'], slip)]
     if not any(line[0] == 'look' for line in kept):
         kept.append(['look', {'where': f'part.{slip["part"]}'}])

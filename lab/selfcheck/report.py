@@ -55,7 +55,15 @@ def render(words, key, fields):
     another message, whose text (filled in from the same fields) goes in its place."""
     filled = {name: fill_in(words, value, fields) if name in ('where', 'text') else value
               for name, value in fields.items()}
+    if 'n' in fields:  # the nth, in words where a language has them: 첫 번째, not 1번째
+        filled.setdefault('nth', ordinal(words, fields['n']))
     return fill_in(words, key, filled)
+
+
+def ordinal(words, n):
+    """n as an ordinal in the catalog's words ('ordinals': first|second|...), else n itself."""
+    said = words.get('ordinals', '').split('|')
+    return said[int(n) - 1] if str(n).isdigit() and 0 < int(n) <= len(said) and said[0] else str(n)
 
 
 def fill_in(words, key, fields):
@@ -70,6 +78,7 @@ def report(words, answers, shown_file):
     out = [render(words, 'heading', {'file': shown_file}), '']
     broken = syntax_part(answers)
     reasons = set()  # why parts were not checked, said once: a 24-line screen keeps the FAILED in view
+    slips = set()  # the lines of a slip already shown beside the lesson's
     for part in PARTS:
         names = [name for name, its in PART_OF.items() if its == part]
         title = render(words, 'part_title', {'n': str(part), 'title': words[f'part.{part}']})
@@ -95,15 +104,44 @@ def report(words, answers, shown_file):
                 elif answer[0] == 'not_checked' and (answer == before or str(answer[1]) in reasons):
                     shown = ['not_checked', None]  # and why, once
                 elif answer[0] == 'failed' and failed:  # often the first one's mistake again, seen
-                    shown = ['failed', [line for line in answer[1] if line[0] != 'look']]  # otherwise
+                    shown = ['failed', again(answer[1], slips)]  # otherwise
                 else:
                     shown = answer
                 out += rule_lines(words, name, shown, shown_file)
+                if answer[0] == 'failed':
+                    slips.update(str(line) for line in answer[1] if line[0].startswith('slip_'))
                 if answer[0] == 'not_checked':
                     reasons.add(str(answer[1]))
                 before, failed = answer, failed or answer[0] == 'failed'
     lines, status = summary(words, answers)
     return out + lines, status
+
+
+def fit(words, lines, height):
+    """lines cut to a screen of height lines, as --watch draws it anew on each save: the first
+    FAILED and all it says stay in view, and so do the last lines (how many rules hold, what
+    to do next); one line says how many were left out between."""
+    if len(lines) <= height:
+        return lines
+    tail = lines[-3:]
+    first = next((n for n, line in enumerate(lines) if line.startswith(MARKERS['failed'])), len(lines) - 3)
+    end = first + 1
+    while end < len(lines) - 3 and lines[end].startswith(' '):
+        end += 1  # what the FAILED says, indented under it
+    room = max(height - len(tail) - 1, 1)
+    head = lines[:max(end, room)][-room:]  # what comes before the FAILED goes first
+    left = len(lines) - len(head) - len(tail)
+    return head + [render(words, 'cut_for_screen', {'n': str(left)})] + tail
+
+
+def again(said, slips):
+    """What a FAILED after the first says: no look (the first one's), and a slip already shown
+    above as one line that says so."""
+    kept = [line for line in said if line[0] != 'look' and str(line) not in slips]
+    if len(kept) < len([line for line in said if line[0] != 'look']):
+        line = next(fields['line'] for key, fields in said if key.startswith('slip_'))
+        kept.append(['same_slip', {'line': line}])
+    return kept
 
 
 def mistake(answer):
