@@ -21,7 +21,7 @@ import tempfile
 import warnings
 from pathlib import Path
 
-from lab.selfcheck import explain, rules, runner
+from lab.selfcheck import explain, labs, rules, runner
 from lab.selfcheck.rules import PART_OF
 
 TYPED_LIMIT = 2**20  # bytes: the lesson's file is about 2,500; nobody types a megabyte
@@ -130,14 +130,17 @@ def cut_before(source, line):
 
 
 def check(path, lesson_text=None):
-    """{rule name: answer} for the tokenizer.py at path, in the order the lesson teaches them."""
+    """{rule name: answer} for the tokenizer.py at path, in the order the lesson teaches them; the
+    lesson's labs too, when a lab/ folder is beside it (as in the project)."""
     source = read(path)
     lesson_text = lesson_text or lesson()
     try:
         checked, broken = readable_part(source)
     except (RecursionError, MemoryError):  # Python's own parser gives up: 3,000 terms in a sum, say
         raise Unreadable(['file_too_deep', {'file': str(path)}]) from None
-    return check_many([checked], lesson_text, [broken])[0]
+    root = Path(path).resolve().parent
+    typed_labs = labs.find(root) if (root / 'lab').is_dir() else None  # None: no labs to check here
+    return check_many([checked], lesson_text, [broken], typed_labs=[typed_labs])[0]
 
 
 def lesson():
@@ -147,17 +150,24 @@ def lesson():
         raise Unreadable(['lesson_missing', {'file': 'lab/lesson_train.txt'}]) from None
 
 
-def check_many(sources, lesson_text, broken=None, children=1, seconds=runner.SECONDS):
+def check_many(sources, lesson_text, broken=None, children=1, seconds=runner.SECONDS, typed_labs=None):
     """check() for many readable sources at once, in that many children (and as many more for the
     hash seed), run side by side, each rule given seconds: what the tests use, to start a few
-    processes, not two a file."""
+    processes, not two a file. typed_labs: for each source, the labs typed beside it (labs.find),
+    or None where the lesson's labs are not checked (no lab/ folder beside the file)."""
     broken = broken or [None] * len(sources)
+    typed_labs = typed_labs or [None for _ in sources]
     with tempfile.TemporaryDirectory() as tmp:
         jobs, typed = [], []
-        for n, source in enumerate(sources):
+        for n, (source, found) in enumerate(zip(sources, typed_labs)):
             folder = Path(tmp) / str(n)
             copy_for_check(source, folder, lesson_text)
             names = typed_names(source)
+            for lab, (text, _) in (found or {}).items():
+                if text is not None:
+                    (folder / 'lab').mkdir(exist_ok=True)
+                    (folder / 'lab' / f'{lab}.py').write_text(text, encoding='utf-8')
+                    names.add(f'lab/{lab}.py')
             typed.append(names)
             jobs.append((str(folder), [name for name in PART_OF if rules.NEEDS[name] <= names]))
         runnable = [(folder, names) for folder, names in jobs if names]
@@ -176,8 +186,21 @@ def check_many(sources, lesson_text, broken=None, children=1, seconds=runner.SEC
         finally:
             pool.shutdown()
         found = iter(answers)
-    return [verdicts(names, next(found) if job[1] else {}, wrong)
-            for names, job, wrong in zip(typed, jobs, broken)]
+    return [misplaced_labs(verdicts(names, next(found) if job[1] else {}, wrong), labs_typed)
+            for names, job, wrong, labs_typed in zip(typed, jobs, broken, typed_labs)]
+
+
+def misplaced_labs(answers, found):
+    """answers, with a lab saved under another name or in another folder failed: where it is, and
+    the command that puts it where python3 -m lab.NAME finds it."""
+    if found is None:  # no labs here to check: the answers are tokenizer.py's alone
+        return {name: answer for name, answer in answers.items() if name not in rules.LABS}
+    for name, lab in rules.LABS.items():
+        where = found.get(lab, (None, None))[1]
+        if where and answers[name][0] == 'todo':
+            answers[name] = ['failed', [['lab_misplaced', {'lab': lab, 'found': where}],
+                                        ['lab_move', {'command': f'mv {where} lab/{lab}.py'}]]]
+    return answers
 
 
 def run_children(jobs, seconds=runner.SECONDS):

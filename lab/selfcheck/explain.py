@@ -186,7 +186,7 @@ def hint_for(error, kind, detail, function, code):
     """(hint key, its fields) for the usual slips, or the words for the error's kind, or None."""
     if kind == 'TypeError' and 'train() missing 1 required positional argument' in detail:
         return 'hint.classmethod', {}
-    if kind == 'KeyError' and function == 'encode':
+    if kind == 'KeyError' and (function == 'encode' or 'chars[' in code):
         return 'hint.chars_get', {}
     missing = re.match(r"name '(\w+)' is not defined", detail) if kind == 'NameError' else None
     if missing and missing.group(1) in IMPORTS:
@@ -208,7 +208,8 @@ def hint_for(error, kind, detail, function, code):
         found = missing_from_bpe(lacking.group(1) if lacking else '__init__')
         if found:
             return found
-    if kind == 'NameError' and function in METHODS and missing and missing.group(1) in ATTRIBUTES:
+    if kind == 'NameError' and function in METHODS and function != 'train' and missing and \
+            missing.group(1) in ATTRIBUTES:  # train, a classmethod, has vocab and merges of its own
         return 'hint.self', {'name': missing.group(1)}
     if kind == 'ImportError' and "cannot import name 'merge'" in detail:
         inside = merge_in_class()

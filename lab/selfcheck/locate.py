@@ -14,18 +14,23 @@ line written in another way of one's own is less likely the one). What differs i
 the smallest expression, is said too: `pair` here, `new_id` in the lesson.
 """
 import ast
+import contextlib
 import copy
+import os
 import difflib
+import functools
 import re
+import sys
 from pathlib import Path
 
 from lab.selfcheck import keyboard
 
 REFERENCE = Path(__file__).resolve().parent / 'lesson' / 'tokenizer.py'
+OTHER_WAYS = REFERENCE.with_name('other_ways.py')  # the same functions, written as right in other ways
 # the lesson's functions and the part that types each; the module's imports are part 0
 UNITS = {'<imports>': 0, 'merge': 1, 'BPE.__init__': 2, 'BPE.train': 3, 'BPE.encode': 4,
          'BPE.decode': 5, 'BPE.state': 5, '__main__': 6}
-CHANGED, MISSING, ADDED = 'changed', 'missing', 'added'  # what a slip is, best first
+CHANGED, MOVED, MISSING, ADDED = 'changed', 'moved', 'missing', 'added'  # what a slip is, best first
 
 
 def reference_source():
@@ -274,9 +279,25 @@ def differences(mine, theirs, my_local, their_local):
     return found, rename
 
 
+def moved(found, rename):
+    """found, with a line added here and left out there that is the same line said once: moved."""
+    lacking = {other.key(str): other for what, _, other, _, _ in found if what == MISSING}
+    out, taken = [], set()
+    for what, one, other, before, similar in found:
+        key = one.key(rename) if what == ADDED else None
+        if key in lacking and key not in taken:
+            taken.add(key)
+            out.append((MOVED, one, lacking[key], before, 1.0))
+        elif not (what == MISSING and other.key(str) in taken):
+            out.append((what, one, other, before, similar))
+    return [f for f in out if not (f[0] == MISSING and f[2].key(str) in taken)]
+
+
 def pair_up(yours, lessons, a, b):
     """Your items and the lesson's of one changed stretch, each of yours with the lesson's item
     most like it (in order), the rest on their own."""
+    if len(yours) == len(lessons) == 1:
+        return [(yours[0], lessons[0])]  # one line for one: that line, changed however much
     pairs, j = [], 0
     for n, one in enumerate(yours):
         best = max(range(j, len(lessons)), default=None,
@@ -296,46 +317,77 @@ def ratio(a, b, one, other, mine, theirs):
     return difflib.SequenceMatcher(None, str(a[mine.index(one)]), str(b[theirs.index(other)])).ratio()
 
 
+def script_units(tree):
+    """The one unit of a script (a lab): all of it, from the top."""
+    return {'<script>': (tree.body, set(bound_names(tree.body)))}
+
+
+@functools.lru_cache(maxsize=8)
+def lesson_ways(reference=None):
+    """{unit: [(its statements, its local names, the lines of its file)]}: each way the tutor
+    knows of writing each unit, the lesson's first (reference: a lab's, the one unit of a script)."""
+    if reference is not None:
+        tree = ast.parse(reference)
+        return {'<script>': [(*script_units(tree)['<script>'], reference.splitlines())]}
+    ways = {}
+    for text in [reference_source(), OTHER_WAYS.read_text(encoding='utf-8')]:
+        tree, lines = ast.parse(text), text.splitlines()
+        pieces = [units(tree)] + [units(ast.Module(body=[node], type_ignores=[])) for node in tree.body
+                                  if isinstance(node, (ast.FunctionDef, ast.ClassDef, ast.If))]
+        for n, found in enumerate(pieces):
+            for name, (body, local) in found.items():
+                if n == 0 and name != '<imports>':
+                    continue  # the whole file's: each def, class and block is taken on its own below
+                ways.setdefault(name, []).append((body, local, lines))
+    return ways
+
+
 def locate(source, ran=None, parts=None, reference=None):
     """The slip, or None: {'what', 'line', 'yours', 'lesson', 'here', 'there', 'unit'} for the
-    statement of source most likely wrong, among the units of parts (None: all). ran: the lines
-    of source that ran while the rule failed (None: not known; empty: none, as when a call to
-    your function failed before its first line). here/there: the smallest expression that
-    differs, yours and the lesson's."""
+    statement of source most likely wrong, among the units of parts (None: all; 'script': a lab,
+    compared with reference). ran: the lines of source that ran while the rule failed (None: not
+    known; empty: none, as when a call to your function failed before its first line).
+    here/there: the smallest expression that differs, yours and the lesson's. Each unit is
+    compared with the way of writing it closest to yours: the one it differs from least."""
+    script = parts == 'script'
     try:
-        tree, lesson_tree = ast.parse(source), ast.parse(reference or reference_source())
+        tree = ast.parse(source)
+        ways = lesson_ways(reference if script else None)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
-    lines, lesson_lines = source.splitlines(), (reference or reference_source()).splitlines()
-    mine, theirs = units(tree), units(lesson_tree)
+    lines = source.splitlines()
     candidates = []
-    for name, (body, local) in mine.items():
-        if name not in theirs or parts is not None and UNITS[name] not in parts:
+    for name, (body, local) in (script_units(tree) if script else units(tree)).items():
+        if name not in ways or not script and parts is not None and UNITS[name] not in parts:
             continue
-        their_body, their_local = theirs[name]
-        main = name == '__main__'
-        found, mapping = differences(items(body, main=main), items(their_body, main=main), local, their_local)
+        main = name in ('__main__', '<script>')
+        mine = items(body, main=main)
+        compared = [(differences(mine, items(their_body, main=main), local, their_local), their_lines)
+                    for their_body, their_local, their_lines in ways[name]]
+        (found, rename), lesson_lines = min(compared, key=lambda c: len(c[0][0]))  # the closest way
+        found = moved(found, rename)
         for what, one, other, before, similar in found:
             line = (one or before).lineno if (one or before) else None
             if line is None:
                 continue
             did_run = ran is None or line in ran or any(n in ran for n in span(one or before)) and (
                 what == MISSING or isinstance((one or before).node, ast.FunctionDef)) or renamed(one, other)
-            rank = (not did_run, [CHANGED, MISSING, ADDED].index(what), -similar, line)
-            candidates.append((rank, what, line, one, other, name, mapping))
+            rank = (not did_run, [CHANGED, MOVED, MISSING, ADDED].index(what), -similar, line)
+            candidates.append((rank, what, line, one, other, name, rename, lesson_lines))
     if not candidates:
         return None
-    rank, what, line, one, other, name, mapping = min(candidates, key=lambda c: c[0])
+    rank, what, line, one, other, name, rename, lesson_lines = min(candidates, key=lambda c: c[0])
     if rank[0] and (what != CHANGED or rank[2] > -0.6):  # nothing that ran differs: say nothing unsure
         return None
     if what == CHANGED and isinstance(one.node, ast.FunctionDef) and \
             [code(d, str) for d in one.node.decorator_list] != [code(d, str) for d in other.node.decorator_list]:
         one, other = decorator_item(one), decorator_item(other)  # @staticmethod for @classmethod
         line = one.lineno
-    slip = {'what': what, 'line': line, 'unit': name, 'part': UNITS[name],
+    slip = {'what': what, 'line': line, 'unit': name, 'part': UNITS.get(name, 7),
             'yours': text_of(lines, one) if one else '', 'lesson': text_of(lesson_lines, other) if other else ''}
     if what == CHANGED:
-        here, slip['there'] = smallest_difference(one.node, other.node, mapping)
+        slip['depth'] = one.depth - other.depth
+        here, slip['there'] = smallest_difference(one.node, other.node, rename)
         slip['here'] = keyboard.as_typed(here, slip['yours'])  # ㅑ as typed, not as Python reads it
     return slip
 
@@ -432,6 +484,25 @@ def code_of(node, rename):
         return ast.dump(node)
 
 
+@contextlib.contextmanager
+def lines_run(ran, name='tokenizer.py'):
+    """Add to ran the number of each line of the file name (tokenizer.py) that runs inside the
+    with block."""
+    def local(frame, event, _):
+        if event in ('line', 'call'):
+            ran.add(frame.f_lineno)
+        return local
+
+    def calls(frame, event, _):
+        return local(frame, event, _) if os.path.basename(frame.f_code.co_filename) == name else None
+    before = sys.gettrace()
+    sys.settrace(calls)
+    try:
+        yield ran
+    finally:
+        sys.settrace(before)
+
+
 # What the tutor says of a slip --------------------------------------------------------------------
 
 # a rule's look that says why, not only where: kept beside the slip when the code it names is
@@ -449,8 +520,13 @@ def said(lines, slip):
     lesson's and what differs, before where to look; a look the slip makes wrong is left out."""
     if not slip:
         return lines
-    shown = [['slip_line', {'line': str(slip['line']), 'code': slip['yours']}]] if slip['yours'] else []
-    if slip['what'] == CHANGED:
+    where = {'file': slip['file']} if 'file' in slip else {}  # a lab's; else the report names tokenizer.py
+    shown = [['slip_line', {'line': str(slip['line']), 'code': slip['yours'], **where}]] if slip['yours'] else []
+    if slip['what'] == MOVED:
+        shown.append(['slip_moved', {}])
+    elif slip['what'] == CHANGED and slip['here'] == slip['there'] and slip['depth']:  # indented otherwise
+        shown.append(['slip_deeper' if slip['depth'] > 0 else 'slip_shallower', {'spaces': str(4 * abs(slip['depth']))}])
+    elif slip['what'] == CHANGED:
         shown.append(['slip_lesson', {'code': slip['lesson']}])
         if slip['here'] != slip['there'] and max(len(slip['here']), len(slip['there'])) <= 40 and \
                 slip['here'] not in (slip['yours'], slip['yours'].rstrip(':')):  # else the lines say it
@@ -458,7 +534,7 @@ def said(lines, slip):
     elif slip['what'] == MISSING:
         shown = [['slip_missing', {'line': str(slip['line']), 'code': slip['lesson']}]]
     else:
-        shown = [['slip_added', {'line': str(slip['line']), 'code': slip['yours']}]]
+        shown = [['slip_added', {'line': str(slip['line']), 'code': slip['yours'], **where}]]
     typed = keyboard.jamo_name(next(iter(re.findall(r'\w*[ㄱ-ㆎ]\w*', slip['yours'])), ''), slip['line'],
                                slip['yours'])
     if typed and not any(line[0] == 'hint' and line[1]['text'] == typed[0] for line in lines):
@@ -472,6 +548,8 @@ def said(lines, slip):
 
 def explains(where, slip):
     """Whether a rule's look, or the part it names, still says something true beside the slip."""
+    if where.startswith('look.lab'):  # the lab's own file: the slip is in it
+        return True
     if where.startswith('part.'):
         return int(where.split('.')[1]) == slip['part']
     if slip['what'] == CHANGED and slip['here'] == slip['there']:  # the same line, at another depth

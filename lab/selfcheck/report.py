@@ -14,7 +14,7 @@ from pathlib import Path
 
 from lab import common
 from lab.selfcheck.check import SYNTAX, syntax_part
-from lab.selfcheck.rules import PART_OF, PARTS
+from lab.selfcheck.rules import LABS, PART_OF, PARTS
 
 LOCALE = Path(__file__).resolve().parent.parent / 'locale'
 MARKERS = {'passed': 'OK', 'failed': 'FAILED', 'not_checked': '--', 'todo': 'TODO'}
@@ -80,7 +80,9 @@ def report(words, answers, shown_file):
     reasons = set()  # why parts were not checked, said once: a 24-line screen keeps the FAILED in view
     slips = set()  # the lines of a slip already shown beside the lesson's
     for part in PARTS:
-        names = [name for name, its in PART_OF.items() if its == part]
+        names = [name for name, its in PART_OF.items() if its == part and name in answers]
+        if not names:
+            continue  # the labs, with no lab/ folder beside the file checked
         title = render(words, 'part_title', {'n': str(part), 'title': words[f'part.{part}']})
         states = {answers[name][0] for name in names}
         if part == broken:
@@ -154,7 +156,7 @@ def mistake(answer):
 
 def summary(words, answers):
     """The last lines, and the exit status: how many rules hold, then the one thing to do next."""
-    rules = [name for name in PART_OF]
+    rules = [name for name in PART_OF if name in answers]
     held = sum(answers[name][0] == 'passed' for name in rules)
     typed = sum(answers[name][0] != 'todo' for name in rules) + (SYNTAX in answers)  # it failed, and counts
     failed = [name for name in [SYNTAX, *rules] if name in answers and answers[name][0] == 'failed']
@@ -163,6 +165,9 @@ def summary(words, answers):
         rule = words['rule.rule_syntax'] if failed[0] == SYNTAX else words[f'rule.{failed[0]}']
         return lines + [common.fill(render(words, 'fix_first', {'rule': rule}), '', '  ')], 1
     todo = sorted({PART_OF[name] for name in rules if answers[name][0] == 'todo'})
+    labs = [LABS[name] for name in rules if name in LABS and answers[name][0] == 'todo']
+    if todo == [7] and labs:  # the file is done: the lesson's labs next, by the file to type
+        return lines + [common.fill(render(words, 'next_lab', {'lab': labs[0]}), '', '  ')], EXIT_NOT_TYPED
     if todo:
         return lines + [render(words, 'next_part', {'n': str(todo[0]), 'title': words[f'part.{todo[0]}']})], \
             EXIT_NOT_TYPED
@@ -182,6 +187,6 @@ def said_lines(words, said, shown_file):
     for key, fields in said or []:
         if 'part' in fields:  # a part by its number and title
             fields = dict(fields, title=words[f'part.{fields["part"]}'])
-        text = common.shown(render(words, key, dict(fields, file=shown_file)))
+        text = common.shown(render(words, key, {'file': shown_file, **fields}))
         lines.append(common.fill(text, ' ' * 10, ' ' * 12))
     return lines

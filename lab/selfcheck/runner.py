@@ -29,7 +29,7 @@ import threading
 from pathlib import Path
 
 from lab import common
-from lab.selfcheck import explain, locate, rules
+from lab.selfcheck import explain, labs, locate, rules
 
 SECONDS = 2  # for one rule: the lesson's code needs a few milliseconds on these texts
 MEMORY = 2 * 2**30  # bytes the child may use; the rules need a few dozen MB
@@ -197,9 +197,11 @@ def run_job(folder, names, seconds=SECONDS):
         ran = set()  # the lines of tokenizer.py that run for this rule: where its slip can be
         try:
             signal.setitimer(signal.ITIMER_REAL, limit, limit)  # again if swallowed
-            with lines_run(ran):
+            with locate.lines_run(ran):
                 if name == rules.COMMAND_LINE:
                     answer = command_line(source)
+                elif name in rules.LABS:
+                    answer = labs.check(rules.LABS[name], folder, Printed, rules.lesson_text(), rules.LESSON_MERGES)
                 else:
                     answer = ['passed', rules.CHECKS[name]()]
         except rules.Wrong as e:
@@ -216,31 +218,13 @@ def run_job(folder, names, seconds=SECONDS):
                 stuck.update(rules.PARTS)  # nothing can run without the file
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
-        if answer[0] == 'failed':
+        if answer[0] == 'failed' and name not in rules.LABS:
             unsure = {rules.PART_OF[rule] for rule in rules.PART_OF if rule not in names}  # not all checked
             suspects = rules.PARTS if name == 'rule_imports' else \
                 ({rules.PART_OF[name]} | rules.CALLS[name]) - (settled - unsure)
             answer[1] = locate.said(answer[1], locate.locate(source, ran, set(suspects)))
         (held if answer[0] == 'passed' else broke).add(rules.PART_OF[name])
         yield name, answer
-
-
-@contextlib.contextmanager
-def lines_run(ran):
-    """Add to ran the number of each line of tokenizer.py that runs inside the with block."""
-    def local(frame, event, _):
-        if event in ('line', 'call'):
-            ran.add(frame.f_lineno)
-        return local
-
-    def calls(frame, event, _):
-        return local(frame, event, _) if os.path.basename(frame.f_code.co_filename) == 'tokenizer.py' else None
-    before = sys.gettrace()
-    sys.settrace(calls)
-    try:
-        yield ran
-    finally:
-        sys.settrace(before)
 
 
 def returned_in_a_loop(lines, part, source):
