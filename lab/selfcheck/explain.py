@@ -14,6 +14,7 @@ before any function exists, is still filed under the part being typed.
 """
 import ast
 import difflib
+import functools
 import os
 import re
 import sys
@@ -44,6 +45,7 @@ ATTRIBUTES = ['vocab', 'merges', 'chars']  # set in __init__ as self.NAME
 NO_ATTRIBUTE = re.compile(r"(?:'BPE' object|type object 'BPE') has no attribute '(\w+)'")
 
 
+@functools.lru_cache(maxsize=8)  # asked once a rule, of the same file
 def parts_by_line(source):
     """[(first line, part)] of the parts the source has, in the order of their lines."""
     starts, in_class = {}, False
@@ -133,6 +135,7 @@ def keyboard_slip(error, kind, detail, source, line):
     return (hint[0], dict(hint[1], typed=named.group(1))) if hint else None
 
 
+@functools.lru_cache(maxsize=8)  # asked once a rule, of the same file
 def discards_training(source):
     """Whether source calls something.train(...) as a statement of its own: train makes a new
     tokenizer and returns it, so one that is not kept is lost."""
@@ -145,6 +148,7 @@ def discards_training(source):
                for node in ast.walk(tree))
 
 
+@functools.lru_cache(maxsize=8)  # asked once a rule, of the same file
 def returns_in_a_loop(source):
     """The names of the functions of source with a return inside a for or while loop: the
     lesson's merge, train and encode return after theirs, and one inside gives back the first
@@ -162,6 +166,7 @@ def returns_in_a_loop(source):
     return found
 
 
+@functools.lru_cache(maxsize=8)  # asked once a rule, of the same file
 def main_guard_slip(source):
     """Whether source's if __name__ == ... compares with something other than '__main__' (then
     python3 tokenizer.py runs none of it)."""

@@ -15,7 +15,6 @@ the smallest expression, is said too: `pair` here, `new_id` in the lesson.
 """
 import ast
 import contextlib
-import copy
 import os
 import difflib
 import functools
@@ -108,8 +107,15 @@ class Item:
     def __init__(self, node, depth, header, lineno):
         self.node, self.depth, self.header, self.lineno = node, depth, header, lineno
 
-    def key(self, rename):
-        return self.depth, self.header(rename)
+    def key(self, rename, tag=None):
+        """(depth, the line as code with its names read through rename); kept under tag, for a
+        renaming used again (the lesson's own, or every local name blanked out)."""
+        if tag is None:
+            return self.depth, self.header(rename)
+        kept = self.__dict__.setdefault('keys', {})
+        if tag not in kept:
+            kept[tag] = self.depth, self.header(rename)
+        return kept[tag]
 
 
 def items(body, depth=0, main=False):
@@ -165,19 +171,21 @@ def first_line(function):
     return min([function.lineno, *(d.lineno for d in function.decorator_list)])
 
 
-class Renamed(ast.NodeTransformer):
-    def __init__(self, rename):
-        self.rename = rename
-
-    def visit_Name(self, node):
-        return ast.copy_location(ast.Name(id=self.rename(node.id), ctx=node.ctx), node)
-
-    def visit_arg(self, node):
-        return ast.copy_location(ast.arg(arg=self.rename(node.arg), annotation=None), node)
-
-
 def code(node, rename):
-    return ast.unparse(Renamed(rename).visit(copy.deepcopy(node)))
+    """node as Python code, each name in it read through rename: the node's own names are
+    renamed in place for the moment it is written out (a copy of the tree for each line read,
+    many times over, cost the tutor more than the rules)."""
+    names = getattr(node, 'names_in_it', None)
+    if names is None:
+        names = node.names_in_it = [n for n in ast.walk(node) if isinstance(n, (ast.Name, ast.arg))]
+    kept = [n.id if isinstance(n, ast.Name) else n.arg for n in names]
+    try:
+        for n, name in zip(names, kept):
+            setattr(n, 'id' if isinstance(n, ast.Name) else 'arg', rename(name))
+        return ast.unparse(node)
+    finally:
+        for n, name in zip(names, kept):
+            setattr(n, 'id' if isinstance(n, ast.Name) else 'arg', name)
 
 
 def function_header(node, rename):
@@ -203,7 +211,7 @@ def name_mapping(mine, theirs, my_local, their_local):
     hide_mine = lambda n: '_' if n in my_local or n in free else n  # noqa: E731
     hide_theirs = lambda n: '_' if n in their_local else n  # noqa: E731
     a = [item.key(hide_mine) for item in mine]
-    b = [item.key(hide_theirs) for item in theirs]
+    b = [item.key(hide_theirs, 'blank') for item in theirs]
     for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
         if tag != 'equal':
             continue
@@ -220,6 +228,10 @@ def name_mapping(mine, theirs, my_local, their_local):
     for name in set(my_local) & set(their_local) - set(mapping) - set(mapping.values()):
         mapping[name] = name  # a name seen only where the lines differ: the same name, the same variable
     return mapping
+
+
+def same(name):
+    return name
 
 
 def used_names(unit_items):
@@ -265,7 +277,7 @@ def differences(mine, theirs, my_local, their_local):
     # spelling: ids typed for text reads as ids only where the lesson has ids
     rename = lambda n: mapping.get(n, '?' + n if n in their_local else n)  # noqa: E731
     a = [item.key(rename) for item in mine]
-    b = [item.key(lambda n: n) for item in theirs]
+    b = [item.key(same, 'same') for item in theirs]
     found = []
     for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
         if tag == 'equal':
@@ -324,11 +336,12 @@ def script_units(tree):
 
 @functools.lru_cache(maxsize=8)
 def lesson_ways(reference=None):
-    """{unit: [(its statements, its local names, the lines of its file)]}: each way the tutor
+    """{unit: [(its Items, its local names, the lines of its file)]}: each way the tutor
     knows of writing each unit, the lesson's first (reference: a lab's, the one unit of a script)."""
     if reference is not None:
         tree = ast.parse(reference)
-        return {'<script>': [(*script_units(tree)['<script>'], reference.splitlines())]}
+        body, local = script_units(tree)['<script>']
+        return {'<script>': [(items(body, main=True), local, reference.splitlines())]}
     ways = {}
     for text in [reference_source(), OTHER_WAYS.read_text(encoding='utf-8')]:
         tree, lines = ast.parse(text), text.splitlines()
@@ -338,8 +351,31 @@ def lesson_ways(reference=None):
             for name, (body, local) in found.items():
                 if n == 0 and name != '<imports>':
                     continue  # the whole file's: each def, class and block is taken on its own below
-                ways.setdefault(name, []).append((body, local, lines))
+                ways.setdefault(name, []).append((items(body, main=name == '__main__'), local, lines))
     return ways
+
+
+@functools.lru_cache(maxsize=16)
+def compared(source, reference=None):
+    """[(unit, its differences from the closest way of writing it, the renaming of your names that
+    reads them as the lesson's, that way's lines)] for the units of source: the same for every
+    rule that fails on one file, so worked out once."""
+    tree = ast.parse(source)
+    ways = lesson_ways(reference)
+    out = []
+    for name, (body, local) in (script_units(tree) if reference is not None else units(tree)).items():
+        if name not in ways:
+            continue
+        main = name in ('__main__', '<script>')
+        mine = items(body, main=main)
+        each = []
+        for their_items, their_local, their_lines in ways[name]:
+            each.append((differences(mine, their_items, local, their_local), their_lines))
+            if len(each[-1][0][0]) <= 1:
+                break  # one line or none differs: no way can be closer
+        (found, rename), lesson_lines = min(each, key=lambda c: len(c[0][0]))  # the closest way
+        out.append((name, moved(found, rename), rename, lesson_lines))
+    return out
 
 
 def locate(source, ran=None, parts=None, reference=None):
@@ -351,21 +387,14 @@ def locate(source, ran=None, parts=None, reference=None):
     compared with the way of writing it closest to yours: the one it differs from least."""
     script = parts == 'script'
     try:
-        tree = ast.parse(source)
-        ways = lesson_ways(reference if script else None)
+        units_found = compared(source, reference if script else None)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     lines = source.splitlines()
     candidates = []
-    for name, (body, local) in (script_units(tree) if script else units(tree)).items():
-        if name not in ways or not script and parts is not None and UNITS[name] not in parts:
+    for name, found, rename, lesson_lines in units_found:
+        if not script and parts is not None and UNITS[name] not in parts:
             continue
-        main = name in ('__main__', '<script>')
-        mine = items(body, main=main)
-        compared = [(differences(mine, items(their_body, main=main), local, their_local), their_lines)
-                    for their_body, their_local, their_lines in ways[name]]
-        (found, rename), lesson_lines = min(compared, key=lambda c: len(c[0][0]))  # the closest way
-        found = moved(found, rename)
         for what, one, other, before, similar in found:
             line = (one or before).lineno if (one or before) else None
             if line is None:

@@ -179,7 +179,7 @@ def limit_resources():
 
 def run_job(folder, names, seconds=SECONDS):
     """(rule, answer) for each rule on the tokenizer.py in folder, in order, each given seconds
-    (the command line twice as many)."""
+    (the command line twice as many); a failed rule's answer names the slip where it finds one."""
     os.chdir(folder)
     sys.modules.pop('tokenizer', None)
     sys.path[0] = folder  # as python3 tokenizer.py puts its own folder first
@@ -194,37 +194,58 @@ def run_job(folder, names, seconds=SECONDS):
             continue
         limit = seconds * (2 if name == rules.COMMAND_LINE else 1)
         settled = held - broke - {rules.PART_OF[name]}  # the earlier parts whose rules all hold
-        ran = set()  # the lines of tokenizer.py that run for this rule: where its slip can be
-        try:
-            signal.setitimer(signal.ITIMER_REAL, limit, limit)  # again if swallowed
-            with locate.lines_run(ran):
-                if name == rules.COMMAND_LINE:
-                    answer = command_line(source)
-                elif name in rules.LABS:
-                    answer = labs.check(rules.LABS[name], folder, Printed, rules.lesson_text(), rules.LESSON_MERGES)
-                else:
-                    answer = ['passed', rules.CHECKS[name]()]
-        except rules.Wrong as e:
-            answer = ['failed', returned_in_a_loop(e.args[0], rules.PART_OF[name], source)]
-        except BaseException as e:  # the learner's code failed: say what and where, in their file
-            if isinstance(e, KeyboardInterrupt):
-                raise
-            if isinstance(e, TooLong):  # said as the TimeoutError it is, where it was when time ran out
-                e = TimeoutError().with_traceback(e.__traceback__)
-                line, _ = explain.where(e, 'tokenizer.py', source, settled)
-                stuck.add(explain.part_of_line(source, line) if line else rules.PART_OF[name])
-            answer = ['failed', explain.explain(e, 'tokenizer.py', source, limit, settled)]
-            if name == 'rule_imports':
-                stuck.update(rules.PARTS)  # nothing can run without the file
-        finally:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-        if answer[0] == 'failed' and name not in rules.LABS:
-            unsure = {rules.PART_OF[rule] for rule in rules.PART_OF if rule not in names}  # not all checked
-            suspects = rules.PARTS if name == 'rule_imports' else \
-                ({rules.PART_OF[name]} | rules.CALLS[name]) - (settled - unsure)
-            answer[1] = locate.said(answer[1], locate.locate(source, ran, set(suspects)))
+        answer, stopped = answer_for(name, folder, source, limit, settled)
+        stuck |= set(rules.PARTS) if name == 'rule_imports' and answer[0] == 'failed' else stopped
+        if answer[0] == 'failed' and name not in rules.LABS:  # a lab names its own slip
+            answer[1] = locate.said(answer[1], slip_for(name, names, folder, source, limit, settled, stopped))
         (held if answer[0] == 'passed' else broke).add(rules.PART_OF[name])
         yield name, answer
+
+
+def answer_for(name, folder, source, limit, settled, ran=None):
+    """(the answer for one rule, the parts whose code did not finish it: empty, or the one where
+    time ran out). ran: a set to add the lines of tokenizer.py that run to, or None."""
+    try:
+        with time_limit(limit), locate.lines_run(ran) if ran is not None else contextlib.nullcontext():
+            if name == rules.COMMAND_LINE:
+                return command_line(source), set()
+            if name in rules.LABS:
+                return labs.check(rules.LABS[name], folder, Printed, rules.lesson_text(), rules.LESSON_MERGES), set()
+            return ['passed', rules.CHECKS[name]()], set()
+    except rules.Wrong as e:
+        return ['failed', returned_in_a_loop(e.args[0], rules.PART_OF[name], source)], set()
+    except BaseException as e:  # the learner's code failed: say what and where, in their file
+        if isinstance(e, KeyboardInterrupt):
+            raise
+        stopped = set()
+        if isinstance(e, TooLong):  # said as the TimeoutError it is, where it was when time ran out
+            e = TimeoutError().with_traceback(e.__traceback__)
+            line, _ = explain.where(e, 'tokenizer.py', source, settled)
+            stopped = {explain.part_of_line(source, line) if line else rules.PART_OF[name]}
+        return ['failed', explain.explain(e, 'tokenizer.py', source, limit, settled)], stopped
+
+
+@contextlib.contextmanager
+def time_limit(seconds):
+    signal.setitimer(signal.ITIMER_REAL, seconds, seconds)  # again if swallowed
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+
+
+def slip_for(name, names, folder, source, limit, settled, stopped):
+    """The slip behind a failed rule (locate.locate), among the lines that ran when the rule is
+    run again, traced (run once untraced, a rule that holds costs no tracing); for a rule that did
+    not finish, among the lines of the part where time ran out."""
+    unsure = {rules.PART_OF[rule] for rule in rules.PART_OF if rule not in names}  # not all checked
+    suspects = set(rules.PARTS) if name == 'rule_imports' else \
+        ({rules.PART_OF[name]} | rules.CALLS[name]) - (settled - unsure)
+    if stopped:
+        return locate.locate(source, None, stopped)
+    ran = set()
+    answer_for(name, folder, source, limit, settled, ran)
+    return locate.locate(source, ran, suspects)
 
 
 def returned_in_a_loop(lines, part, source):
