@@ -15,6 +15,8 @@ import types
 from pathlib import Path
 from unittest import mock
 
+from tests import gate
+
 ROOT = Path(__file__).resolve().parent.parent
 PARTS = ['tokenizer.py', 'settings.json', 'data/train.txt', 'data/mixed.txt', 'lab']
 LESSON_FILES = ROOT / 'lab' / 'selfcheck' / 'lesson'  # what a learner types from the lesson
@@ -60,7 +62,11 @@ def ours():
 
 
 def copy_project(test, parts=PARTS):
-    """A fresh copy of the project, removed when the test (or, from setUpClass, the class) ends."""
+    """A fresh copy of the project, removed when the test (or, from setUpClass, the class) ends. A
+    copy with the learner's tokenizer.py, while the tutor finds it wrong, skips the test instead
+    (tests/gate.py): whatever it runs there may import that file."""
+    if 'tokenizer.py' in parts:
+        gate.skip_unless_the_file_holds()
     tmp = tempfile.TemporaryDirectory()
     (test.addClassCleanup if isinstance(test, type) else test.addCleanup)(tmp.cleanup)
     root = Path(tmp.name) / 'project'
@@ -122,7 +128,13 @@ def kill_while_writing(test, code, args, cwd, path, wholes, rounds, seed, togeth
 
 
 def run(root, *args, cwd=None, env=None, stdin=None, timeout=120):
-    """Run python3 with args in the project copy; return the finished process (text mode)."""
+    """Run python3 with args in the project copy; return the finished process (text mode). The
+    learner's tokenizer.py, or a lab of theirs, is run only when the tutor finds it keeps the
+    lesson's rules (tests/gate.py): else the test is skipped, saying so."""
+    gate.skip_unless_the_file_holds(Path(root) / 'tokenizer.py')  # what it runs may import it
+    lab = next((arg[4:] for arg in args if arg.startswith('lab.')), None)
+    if lab and f'lab/{lab}.py' in LESSON_LABS:
+        gate.skip_unless_holds(7, Path(root) / 'lab' / f'{lab}.py')
     environment = {**os.environ, 'PYTHONIOENCODING': 'utf-8', **(env or {})}
     environment.pop('NO_COLOR', None)
     return subprocess.run([sys.executable, *args], cwd=cwd or root, env=environment, input=stdin,
@@ -138,6 +150,9 @@ def run_inside(root, name, *args, encoding='utf-8', env=None, reader_gone=False)
     the same code as in a process of its own, without the cost of starting Python. env: more
     of the environment (the locale is English unless it says otherwise). reader_gone: stdout
     is a pipe whose reader has closed it, as | head leaves it (then nothing is read back)."""
+    gate.skip_unless_the_file_holds(Path(root) / 'tokenizer.py')  # a lab may import it
+    if f'lab/{name}.py' in LESSON_LABS:
+        gate.skip_unless_holds(7, Path(root) / 'lab' / f'{name}.py')
     out, err = io.BytesIO(), io.StringIO()
     if reader_gone:
         read, write = os.pipe()

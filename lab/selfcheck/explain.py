@@ -98,8 +98,10 @@ def explain(error, path, source, seconds=None, settled=()):
         detail = detail.replace(os.path.join(folder, ''), '')
     line, function = where(error, path, source, settled)
     typed = keyboard_slip(error, kind, detail, source, line)
-    if typed and typed[1].get('typed'):  # a name in NFKC form: said as typed
-        detail = detail.replace(typed[1]['typed'], typed[1]['char'])
+    if typed and 'typed' in typed[1]:  # a name in NFKC form: said as typed
+        fields = dict(typed[1])
+        detail = detail.replace(fields.pop('typed'), fields['char'])
+        typed = typed[0], fields
     said = [['raised', {'error': f'{kind}: {detail}' if detail else kind}]]
     if line:
         in_function = function and function != '<module>'

@@ -540,7 +540,7 @@ def lines_run(ran, name='tokenizer.py'):
 EXPLAINS = {'look.merge_list_tuple': 'tuple(', 'look.merge_list_pair': 'tuple(', 'look.train_ids': 'ids = ',
             'look.merge_step': 'i += 2', 'look.unknown_once': "- {'", 'look.base_vocab': 'sorted(',
             'look.encode_unknown': '.get(', 'look.init_chars': 'len(', 'look.new_piece': '[pair[0]] + ',
-            'look.merge_return': 'return ', 'look.train_return': 'return ', 'look.encode_return': 'return '}
+            'look.merge_return': 'return ', 'look.merge_in_time': '.append(', 'look.train_return': 'return ', 'look.encode_return': 'return '}
 RETURNS = {'look.merge_return', 'look.train_return', 'look.encode_return'}
 
 

@@ -32,6 +32,10 @@ class Wrong(Exception):
     """A rule does not hold: up to four lines, each [message key, {field: text}]."""
 
 
+class TooLong(BaseException):
+    """The rule's time is up (a BaseException: your code's except Exception does not catch it)."""
+
+
 # A reference that does not use the file under test --------------------------------------------
 
 def reference_merge(ids, pair, new_id):
@@ -171,6 +175,16 @@ def rule_merge_replaces():
 def rule_merge_list_pair():
     call = 'merge([1, 2, 3], [1, 2], 9)'
     expect_merged(call, merged(call, [1, 2, 3], [1, 2], 9), [1, 2, 3], [9, 3], 'look.merge_list_pair')
+
+
+def rule_merge_in_time():
+    # the lesson's merge takes a few hundredths of a second on 200,000 ids; one that copies the
+    # list at each step takes minutes (and the tests, and python3 tokenizer.py on a book, with it)
+    ids = [1, 2, 3, 4] * 50_000
+    try:
+        merged('merge(ids, (1, 2), 9)', ids, (1, 2), 9)
+    except TooLong:
+        raise Wrong([['merge_too_slow', {'n': f'{len(ids):,}'}], ['look', {'where': 'look.merge_in_time'}]]) from None
 
 
 def rule_init():
@@ -323,6 +337,7 @@ RULES = [
     (1, {'merge'}, {0, 1}, rule_merge_copies),
     (1, {'merge'}, {0, 1}, rule_merge_replaces),
     (1, {'merge'}, {0, 1}, rule_merge_list_pair),
+    (1, {'merge'}, {0, 1}, rule_merge_in_time),
     (2, {'BPE.__init__'}, {0, 2}, rule_init),
     (3, TRAIN, {0, 1, 2, 3}, rule_base_vocab),
     (3, TRAIN, {0, 1, 2, 3}, rule_unknown_once),

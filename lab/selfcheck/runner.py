@@ -5,8 +5,10 @@ that grows until the memory is gone, a million prints or a file that deletes its
 would take the tutor down with it. It copies the file into a temporary folder beside the
 lesson's settings.json and data/train.txt, and starts a child there that:
   - has at most MEMORY bytes and may write files of at most FILE_SIZE bytes;
-  - runs each rule with a time limit (SECONDS; the timer fires again if your code swallows
-    it), and stops at the first that does not finish: the rest would wait just as long;
+  - runs each rule with a limit of CPU time (SECONDS; the timer fires again if your code
+    swallows it), so that a busy machine changes no verdict, and a generous one of the clock's
+    for code that sleeps; it stops at the first rule that does not finish: the rest would wait
+    just as long;
   - runs tokenizer.py as python3 tokenizer.py does (its __main__ block), keeping only the
     first lines it prints;
   - writes its answers, one JSON line each, to a pipe of their own, so that nothing your
@@ -31,7 +33,8 @@ from pathlib import Path
 from lab import common
 from lab.selfcheck import explain, labs, locate, rules
 
-SECONDS = 2  # for one rule: the lesson's code needs a few milliseconds on these texts
+SECONDS = 2  # of CPU time for one rule: the lesson's code needs a few milliseconds on these texts
+WALL = 5  # a rule's limit by the clock, as a multiple of SECONDS: only a backstop, for code that sleeps
 MEMORY = 2 * 2**30  # bytes the child may use; the rules need a few dozen MB
 FILE_SIZE = 2**26  # bytes a file the child writes may have (data/tokenizer.json: a few KB)
 PRINTED = 64 * 1024  # characters of what tokenizer.py prints that are kept to compare
@@ -147,24 +150,22 @@ def kill_all():
 
 # In the child -----------------------------------------------------------------------------------
 
-class TooLong(BaseException):
-    """The rule's time is up (a BaseException: your code's except Exception does not catch it)."""
-
-
 def serve():
     """The child's main: argv is the answer pipe's fd, the jobs (as JSON) and a rule's seconds."""
     fd, jobs, seconds = int(sys.argv[1]), json.loads(sys.argv[2]), float(sys.argv[3])
     limit_resources()
     answers = os.fdopen(fd, 'w', encoding='utf-8', buffering=1)
-    signal.signal(signal.SIGALRM, time_is_up)
+    signal.signal(signal.SIGPROF, time_is_up)  # the rules' limit is CPU time: a busy machine changes nothing
+    signal.signal(signal.SIGALRM, time_is_up)  # and the clock's, WALL times as long, for code that sleeps
     for n, (folder, names) in enumerate(jobs):
         for name, answer in run_job(folder, names, seconds):
             answers.write(json.dumps([n, name, answer]) + '\n')
     answers.close()
+    os._exit(0)  # now: a thread your code started, and did not end, is not waited for
 
 
 def time_is_up(*_):
-    raise TooLong
+    raise rules.TooLong
 
 
 def limit_resources():
@@ -218,7 +219,7 @@ def answer_for(name, folder, source, limit, settled, ran=None):
         if isinstance(e, KeyboardInterrupt):
             raise
         stopped = set()
-        if isinstance(e, TooLong):  # said as the TimeoutError it is, where it was when time ran out
+        if isinstance(e, rules.TooLong):  # said as the TimeoutError it is, where it was when time ran out
             e = TimeoutError().with_traceback(e.__traceback__)
             line, _ = explain.where(e, 'tokenizer.py', source, settled)
             stopped = {explain.part_of_line(source, line) if line else rules.PART_OF[name]}
@@ -227,10 +228,14 @@ def answer_for(name, folder, source, limit, settled, ran=None):
 
 @contextlib.contextmanager
 def time_limit(seconds):
-    signal.setitimer(signal.ITIMER_REAL, seconds, seconds)  # again if swallowed
+    """TooLong when the code in the block has used seconds of CPU time (again and again, if your
+    code swallows it): CPU time, not the clock's, so that a busy machine changes no verdict."""
+    signal.setitimer(signal.ITIMER_PROF, seconds, seconds)
+    signal.setitimer(signal.ITIMER_REAL, seconds * WALL, seconds * WALL)  # a sleep uses no CPU time
     try:
         yield
     finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
         signal.setitimer(signal.ITIMER_REAL, 0)
 
 
