@@ -32,6 +32,8 @@ import unicodedata
 from collections import Counter
 from pathlib import Path
 
+from lab.learner import catalogs, explain
+
 ROOT = Path(__file__).resolve().parent.parent
 # As the lesson's files name them: python3 -m lab.NAME runs in the project folder.
 SETTINGS = Path('settings.json')
@@ -885,7 +887,7 @@ def uncaught(name, kind, error, traceback_):
 
 def learners_error(error):
     """The lines that say what an error raised inside tokenizer.py (the file a learner types)
-    means, as the tutor says it (lab/selfcheck/explain.py, in English), then the tutor's
+    means, as the tutor says it (lab/learner/explain.py, in English), then the tutor's
     command; None when the error is not the learner's."""
     module = sys.modules.get('tokenizer')
     mine = os.path.realpath(getattr(module, '__file__', None) or 'tokenizer.py')
@@ -913,13 +915,12 @@ def learners_error(error):
                 learners = False  # tokenizer.py called back into a lab: the error is the lab's
         if not (learners or calls_the_lesson_wrongly(error)):
             return None
-    from lab.selfcheck import explain, report  # here, not above: the tutor's words are needed only now
     try:
         source = Path(mine).read_text(encoding='utf-8', errors='replace')
     except OSError:
         source = ''
-    words = report.catalog('en')
-    return [report.render(words, key, dict(fields, file='tokenizer.py'))
+    words = catalogs.catalog('en')
+    return [catalogs.render(words, key, dict(fields, file='tokenizer.py'))
             for key, fields in explain.explain(error, mine, source) if key != 'look'] + [SELFCHECK]
 
 
@@ -956,7 +957,6 @@ def calls_the_lesson_wrongly(error):
     them otherwise: a method not typed yet (or typed outside the class), a @classmethod left out."""
     if 'tokenizer' not in sys.modules or not isinstance(error, (AttributeError, TypeError)):
         return False
-    from lab.selfcheck import explain  # here, not above: only for an error
     lacking = explain.NO_ATTRIBUTE.match(str(error))
     if lacking:
         return lacking.group(1) in [*explain.METHODS, *explain.ATTRIBUTES]  # a lab's own slip is its own

@@ -17,7 +17,7 @@ from tests.project import (LABS, LESSON_FILES, ROOT, copy_project, inside, lab_f
 ALLOWED = {'merge', 'BPE'}
 BEYOND = ROOT / 'tests' / 'test_beyond_lesson.py'  # the one place that tests what only ours has
 # What every lab may import from lab/: the plumbing, the engine, the tokenizer kinds.
-SHARED_LIBRARIES = {'common', 'fast', 'kinds'}
+SHARED_LIBRARIES = {'common', 'fast', 'kinds', 'learner'}
 LESSON_LINES = ['vocab: 40 merges: 12', 'roundtrip: OK [29, 13, 14, 1, 30]']
 
 

@@ -22,7 +22,8 @@ from unittest import mock
 
 from lab import common
 from lab.selfcheck import __main__ as command
-from lab.selfcheck import check, explain, report, rules
+from lab.learner import catalogs, explain
+from lab.selfcheck import check, report, rules
 from tests.project import (ENGLISH, LESSON_FILES, ROOT, copy_project, inside, run, run_inside, started,
                            still_alive)
 
@@ -145,8 +146,8 @@ def said(answers):
 
 
 def render_title(part):
-    words = report.catalog('en')
-    return report.render(words, 'part_title', {'n': str(part), 'title': words[f'part.{part}']})
+    words = catalogs.catalog('en')
+    return catalogs.render(words, 'part_title', {'n': str(part), 'title': words[f'part.{part}']})
 
 
 def wider_than_80(text):
@@ -237,9 +238,9 @@ class RulesTest(unittest.TestCase):
             with self.subTest(part=typed_up_to):
                 answers = answers_for(LESSON[:LESSON.index(start)])
                 self.assertIsNone(first_failing(answers))
-                lines, status = report.report(report.catalog('en'), answers, 'typed.py')
+                lines, status = report.report(catalogs.catalog('en'), answers, 'typed.py')
                 self.assertEqual(status, report.EXIT_NOT_TYPED)
-                title = report.catalog('en')[f'part.{typed_up_to + 1}']
+                title = catalogs.catalog('en')[f'part.{typed_up_to + 1}']
                 self.assertEqual(lines[-1], f'next: type part {typed_up_to + 1}, {title}')
 
     def test_only_the_first_failure_of_a_part_says_where_to_look(self):
@@ -247,20 +248,20 @@ class RulesTest(unittest.TestCase):
         answers = answers_for(lesson_with('            i += 2', '            i += 1'))
         self.assertEqual([answers[name][0] for name in ['rule_merge_replaces', 'rule_merge_list_pair']],
                          ['failed', 'failed'])
-        lines, _ = report.report(report.catalog('en'), answers, 'typed.py')
+        lines, _ = report.report(catalogs.catalog('en'), answers, 'typed.py')
         merge = lines[lines.index(render_title(1)) + 1:lines.index(render_title(2))]
         self.assertEqual(sum(line.strip().startswith('look at:') for line in merge), 1, merge)
 
     def test_a_huge_value_your_code_gives_is_shown_by_its_start(self):
         huge = lesson_with("return ''.join(self.vocab[i] for i in ids)", 'return list(range(300_000))')
         answers = answers_for(huge)
-        lines, _ = report.report(report.catalog('en'), answers, 'typed.py')
+        lines, _ = report.report(catalogs.catalog('en'), answers, 'typed.py')
         self.assertLess(len(lines), 80)
         self.assertEqual(wider_than_80('\n'.join(lines)), [])
         self.assertIn('...]', '\n'.join(lines))
 
     def test_an_empty_file_is_every_part_todo_and_next_is_part_0(self):
-        lines, status = report.report(report.catalog('en'), answers_for(''), 'tokenizer.py')
+        lines, status = report.report(catalogs.catalog('en'), answers_for(''), 'tokenizer.py')
         self.assertEqual(status, report.EXIT_NOT_TYPED)
         self.assertTrue(lines[-1].startswith('next: type part 0, '), lines[-1])
         self.assertNotIn('OK', '\n'.join(lines))
@@ -560,10 +561,10 @@ class CommandLineTest(unittest.TestCase):
 
     def test_help_is_the_catalogs_within_80_columns_and_says_what_each_exit_status_means(self):
         help_ko = inside(self.root, 'selfcheck', '--help', '--lang', 'ko').stdout
-        self.assertEqual(help_ko, report.catalog('ko')['help'] + '\n')
-        for lang in report.languages():
+        self.assertEqual(help_ko, catalogs.catalog('ko')['help'] + '\n')
+        for lang in catalogs.languages():
             with self.subTest(lang):
-                shown = report.catalog(lang)['help']
+                shown = catalogs.catalog(lang)['help']
                 self.assertEqual(wider_than_80(shown), [])
                 for status in ['0', '1', '3']:
                     self.assertIn(status, shown[shown.index('--help'):])
@@ -571,7 +572,7 @@ class CommandLineTest(unittest.TestCase):
     @unittest.skipUnless(hasattr(signal, 'SIGINT') and os.name == 'posix', 'needs POSIX signals')
     def test_watch_checks_again_when_the_file_is_saved_and_ctrl_c_ends_it(self):
         seen, code, err = self.runs['watch'].result()
-        words = report.catalog('ko')
+        words = catalogs.catalog('ko')
         nexts = [line for line in seen if line.startswith(words['next_part'].split(':')[0])]
         self.assertEqual([line.split('.')[0][-1] for line in nexts], ['2', '4'])
         self.assertIn(words['all_hold'], seen)
@@ -587,7 +588,7 @@ def watch_a_learner_typing(root):
     process = subprocess.Popen(command_line, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                text=True, env=dict(os.environ, PYTHONIOENCODING='utf-8'))
     seen = []
-    watching = report.catalog('ko')['watching']
+    watching = catalogs.catalog('ko')['watching']
     for saved in [LESSON[:LESSON.index('    def encode')], LESSON]:
         while watching not in seen[-1:]:  # the run before this save has ended
             seen.append(process.stdout.readline().rstrip('\n'))
@@ -615,14 +616,14 @@ class LanguageTest(unittest.TestCase):
                 self.assertEqual(command.language(args, env), language)
 
     def test_the_languages_are_the_files_of_lab_locale(self):
-        self.assertEqual(report.languages(), sorted(p.stem for p in (ROOT / 'lab' / 'locale').glob('*.json')))
+        self.assertEqual(catalogs.languages(), sorted(p.stem for p in (ROOT / 'lab' / 'locale').glob('*.json')))
 
 
 class CatalogTest(unittest.TestCase):
     def test_every_message_exists_in_every_language_with_the_same_fields(self):
-        en = report.load('en')
-        for lang in report.languages():
-            words = report.load(lang)
+        en = catalogs.load('en')
+        for lang in catalogs.languages():
+            words = catalogs.load(lang)
             self.assertEqual(sorted(words), sorted(en), lang)
             for key in en:
                 with self.subTest(lang, key=key):
@@ -631,7 +632,7 @@ class CatalogTest(unittest.TestCase):
                     self.assertEqual(fields[0], fields[1])
 
     def test_every_key_the_tutor_names_has_its_words(self):
-        en = report.load('en')
+        en = catalogs.load('en')
         keys = [f'rule.{name}' for name in [*rules.PART_OF, check.SYNTAX]]
         keys += [f'part.{p}' for p in rules.PARTS]
         keys += [f'error.{kind}' for kind in explain.KNOWN_ERRORS]
@@ -643,7 +644,7 @@ class CatalogTest(unittest.TestCase):
         # a Korean message without Hangul is code: every word in it is a name the code uses
         code = set(keyword.kwlist) | set(dir(__builtins__)) | set(re.findall(r'\w+', LESSON))
         code |= {'python3', 'PYTHONHASHSEED', 'ensure_ascii', 'json', 'dumps', 'ko', 'en', 'ufffd', 'n'}
-        for key, text in report.load('ko').items():
+        for key, text in catalogs.load('ko').items():
             text = re.sub(r'\{\w+\}', '', text)  # the fields filled in
             if not common.HANGUL.search(text):
                 with self.subTest(key):
@@ -657,8 +658,8 @@ class CatalogTest(unittest.TestCase):
         ko['heading'] = ['fine', 3]  # a wrong type
         saved = '\ufeff' + json.dumps(ko, ensure_ascii=False)  # with a byte order mark, as Notepad saves
         (locale / 'ko.json').write_text(saved, encoding='utf-8')
-        with mock.patch.object(report, 'LOCALE', locale):
-            words = report.catalog('ko')
+        with mock.patch.object(catalogs, 'LOCALE', locale):
+            words = catalogs.catalog('ko')
             every_rule_held = {name: ['passed', None] for name in rules.PART_OF}
             lines, status = report.report(words, every_rule_held, 'tokenizer.py')
         self.assertEqual(status, 0)
@@ -669,7 +670,7 @@ class CatalogTest(unittest.TestCase):
     def test_a_catalog_that_cannot_be_read_is_one_line_naming_it(self):
         locale = self.locale_copy()
         (locale / 'en.json').write_text('{"heading": ', encoding='utf-8')
-        with mock.patch.object(report, 'LOCALE', locale):
+        with mock.patch.object(catalogs, 'LOCALE', locale):
             code, out, err = run_inside(ROOT, 'selfcheck')
         self.assertEqual((code, err.count('\n')), (1, 1), err)
         self.assertIn('en.json', err)
@@ -678,7 +679,7 @@ class CatalogTest(unittest.TestCase):
         folder = tempfile.TemporaryDirectory()
         self.addCleanup(folder.cleanup)
         locale = Path(folder.name)
-        for path in report.LOCALE.glob('*.json'):
+        for path in catalogs.LOCALE.glob('*.json'):
             (locale / path.name).write_bytes(path.read_bytes())
         return locale
 

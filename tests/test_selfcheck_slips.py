@@ -11,6 +11,7 @@ import sys
 import tokenize
 import unittest
 
+from lab.learner import catalogs
 from lab.selfcheck import check, locate, report, rules
 from tests.project import LESSON_FILES, copy_project, run_inside, started
 
@@ -217,7 +218,7 @@ class LabsTest(unittest.TestCase):
 
 class ScreenTest(unittest.TestCase):
     def test_watch_keeps_the_first_failed_and_the_last_lines_on_a_screen_of_24(self):
-        words = report.catalog('en')
+        words = catalogs.catalog('en')
         lines, _ = report.report(words, CHECKED.result()[len(CHANGES)], 'tokenizer.py')
         shown = report.fit(words, lines, 22)
         self.assertEqual(len(shown), 22)
@@ -227,7 +228,7 @@ class ScreenTest(unittest.TestCase):
         self.assertEqual(shown[-3:], lines[-3:])
 
     def test_a_reason_not_to_check_is_said_once(self):
-        lines, _ = report.report(report.catalog('en'), CHECKED.result()[len(CHANGES)], 'tokenizer.py')
+        lines, _ = report.report(catalogs.catalog('en'), CHECKED.result()[len(CHANGES)], 'tokenizer.py')
         self.assertEqual(sum('not checked: it needs part 1' in line for line in lines), 1)
 
 

@@ -11,6 +11,7 @@ import tempfile
 import unittest
 from pathlib import Path
 
+from lab.learner import catalogs
 from lab.selfcheck import report
 from tests import gate
 from tests.project import LESSON_FILES, ROOT, started
@@ -18,7 +19,7 @@ from tests.project import LESSON_FILES, ROOT, started
 
 def first_failed(answers):
     """The tutor's report of answers from its first FAILED (or TODO) through what it says of it."""
-    lines, _ = report.report(report.catalog('en'), answers, 'tokenizer.py')
+    lines, _ = report.report(catalogs.catalog('en'), answers, 'tokenizer.py')
     start = next((n for n, line in enumerate(lines) if line.startswith('FAILED')),
                  next((n for n, line in enumerate(lines) if line.startswith('TODO')), 0))
     end = start + 1

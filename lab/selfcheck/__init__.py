@@ -25,8 +25,11 @@ What is where:
   check.py     the verdict: what is typed, the child's answers, one answer a rule
   rules.py     the lesson's rules, one function each, and the reference they compare with
   runner.py    the child process that runs your code, bounded
-  explain.py   what an error in your code means, in words (the labs use it too)
+  locate.py    where the slip is: your functions beside the lesson's ways of writing them
+  labs.py      the lesson's three labs you type, run and held to what the lesson prints
   report.py    the answers in your language, part by part
+  lesson/      the lesson's files, as the lesson teaches them: what your files are compared with
+What an error means, and the words in each language, are lab/learner/'s: the labs say them too.
 
 Try next: make one mistake on purpose (step one instead of two in merge, forget
 the sorted() of the base vocabulary) and see which rule catches it.

@@ -17,6 +17,7 @@ if __package__ != 'lab.selfcheck':  # python3 lab/selfcheck/__main__.py, or pyth
              'python3 -m lab.selfcheck')
 
 from lab import common
+from lab.learner import catalogs
 from lab.selfcheck import check, report, runner
 
 DEFAULT_FILE = Path('tokenizer.py')  # in the folder it runs in, as every lab's files
@@ -26,7 +27,7 @@ def language(argv, environ):
     """The language to speak: the last --lang given, else the first language of the locale there
     are words for, read as gettext reads it (LANGUAGE, a list such as fr:ko, then LC_ALL,
     LC_MESSAGES, LANG), else English."""
-    chosen, known = None, report.languages()
+    chosen, known = None, catalogs.languages()
     for n, arg in enumerate(argv):
         if arg.startswith('--lang='):
             chosen = arg.split('=', 1)[1]
@@ -48,7 +49,7 @@ def language(argv, environ):
 def can_show(lang, stream):
     """Whether stream can show the letters of lang (an ASCII terminal cannot show Korean; EUC-KR
     can, though it lacks a dash of the titles, which is then shown as '-')."""
-    letters = {ch for text in report.catalog(lang).values() for ch in text if ch.isalpha()}
+    letters = {ch for text in catalogs.catalog(lang).values() for ch in text if ch.isalpha()}
     try:
         ''.join(sorted(letters)).encode(getattr(stream, 'encoding', None) or 'utf-8')
         return True
@@ -69,10 +70,10 @@ def arguments(argv, words):
         elif arg == '--lang' or arg.startswith('--lang='):
             value = arg.split('=', 1)[1] if '=' in arg else argv[n + 1] if n + 1 < len(argv) else None
             skip = '=' not in arg
-            if value not in report.languages():
-                raise ValueError(report.render(words, 'bad_lang', {'langs': ', '.join(report.languages())}))
+            if value not in catalogs.languages():
+                raise ValueError(catalogs.render(words, 'bad_lang', {'langs': ', '.join(catalogs.languages())}))
         elif arg.startswith('-') and arg != '-' or files:
-            raise ValueError(report.render(words, 'bad_argument', {'arg': arg}))
+            raise ValueError(catalogs.render(words, 'bad_argument', {'arg': arg}))
         else:
             files.append(arg)
     return Path(files[0]) if files else DEFAULT_FILE, watch, shown_help
@@ -104,7 +105,7 @@ def watch(path, words, shown_file):
             try:
                 run_once(path, words, shown_file, height)
             except check.Unreadable as e:  # a file being saved may be empty or missing for a moment
-                print(common.shown(report.render(words, *e.args[0])), flush=True)
+                print(common.shown(catalogs.render(words, *e.args[0])), flush=True)
             print(words['watching'], flush=True)
         time.sleep(0.2)  # five times a second: a save feels answered at once, and a stat costs nothing
 
@@ -121,9 +122,9 @@ def stop(error):
 def main():
     argv = sys.argv[1:]
     lang = language(argv, os.environ)
-    words = report.catalog(lang)
+    words = catalogs.catalog(lang)
     if lang != 'en' and not can_show(lang, sys.stdout):
-        words = report.catalog('en')  # and said in English, which it can show
+        words = catalogs.catalog('en')  # and said in English, which it can show
         print(words['no_hangul'].format(encoding=sys.stdout.encoding))
     try:
         path, watching, shown_help = arguments(argv, words)
@@ -142,7 +143,7 @@ def main():
             watch(path, words, shown_file)
         status = run_once(path, words, shown_file)
     except check.Unreadable as e:
-        common.fail(report.render(words, *e.args[0]))
+        common.fail(catalogs.render(words, *e.args[0]))
     except common.Terminated:
         common.fail(words['terminated'], 143)  # 128 + SIGTERM, as every lab ends
     except KeyboardInterrupt:

@@ -18,7 +18,8 @@ import sys
 import types
 from pathlib import Path
 
-from lab.selfcheck import explain, locate
+from lab.learner import explain
+from lab.selfcheck import locate
 
 NAMES = ['bpe_trace', 'unknown', 'token_count']  # in the order the lesson has you type them
 LESSON = Path(__file__).resolve().parent / 'lesson'

@@ -22,7 +22,7 @@ import re
 import sys
 from pathlib import Path
 
-from lab.selfcheck import keyboard
+from lab.learner import keyboard
 
 REFERENCE = Path(__file__).resolve().parent / 'lesson' / 'tokenizer.py'
 OTHER_WAYS = REFERENCE.with_name('other_ways.py')  # the same functions, written as right in other ways

@@ -31,7 +31,8 @@ import threading
 from pathlib import Path
 
 from lab import common
-from lab.selfcheck import explain, labs, locate, rules
+from lab.learner import explain
+from lab.selfcheck import labs, locate, rules
 
 SECONDS = 2  # of CPU time for one rule: the lesson's code needs a few milliseconds on these texts
 WALL = 5  # a rule's limit by the clock, as a multiple of SECONDS: only a backstop, for code that sleeps

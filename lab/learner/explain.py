@@ -6,7 +6,7 @@ lesson that line belongs to, and, for the usual slips, a hint (a @classmethod le
 chars[c] for a character never seen, an import forgotten, a loop that never ends). The
 tutor's child says it for each rule (lab/selfcheck/runner.py); a lab that meets an error in
 tokenizer.py says it through lab.common. Both call explain(); the lines it returns are
-[message key, {field: text}], put in words by lab/selfcheck/report.py.
+[message key, {field: text}], put in words by lab/learner/catalogs.py.
 
 A part is found by the line: parts_by_line() reads where each part of the lesson starts in
 the file (def merge, class BPE, def train, ...), so a SyntaxError, which stops Python
@@ -20,7 +20,7 @@ import re
 import sys
 import traceback
 
-from lab.selfcheck import keyboard
+from lab.learner import keyboard
 
 # Where each part of the lesson starts: (part, a line that starts it). Part 6 starts at the
 # first line after class BPE's body that is not indented (the lesson's: if __name__ == ...).

@@ -1,0 +1,10 @@
+"""What the learner's own code did, said in the learner's words: for the tutor and every lab alike.
+
+  explain.py   what an error raised by tokenizer.py means: the error in words, the line, the
+               part of the lesson, a hint for the usual slips
+  keyboard.py  the characters a keyboard or a web page puts into code, and what to type instead
+  catalogs.py  the words themselves, one catalog a language (lab/locale/LANG.json)
+
+It stands below both that use it: the tutor (lab/selfcheck/) and the labs' one-line errors
+(lab/common.py). It imports neither, nor anything of the project but the catalogs' files.
+"""

@@ -1,0 +1,62 @@
+"""The tutor's words, one catalog a language: lab/locale/LANG.json, en.json the reference.
+
+A message is a string, or a list of lines, with {fields} filled in. Adding a language is adding
+one file there. A catalog with a message missing, or of the wrong type, falls back to English
+for that message, so a half-done translation still runs.
+"""
+import json
+from pathlib import Path
+
+LOCALE = Path(__file__).resolve().parent.parent / 'locale'
+
+
+class BadCatalog(ValueError):
+    """A catalog that cannot be used at all, said in English: one line, as any mistake in a file."""
+
+
+def languages():
+    """The languages there are words for: the names of the files in lab/locale/."""
+    return sorted(path.stem for path in LOCALE.glob('*.json'))
+
+
+def load(lang):
+    """{key: text} of one catalog; BadCatalog when it is missing or not a JSON object of texts."""
+    path = LOCALE / f'{lang}.json'
+    try:
+        words = json.loads(path.read_text(encoding='utf-8-sig'))  # -sig: a byte order mark, as Notepad saves
+    except (OSError, ValueError) as e:
+        raise BadCatalog(f'{path} cannot be read ({getattr(e, "strerror", None) or e}): '
+                         f'git checkout -- lab/locale/{lang}.json') from None
+    if not isinstance(words, dict):
+        raise BadCatalog(f'{path} is not a JSON object of messages: git checkout -- lab/locale/{lang}.json')
+    return {key: '\n'.join(value) if isinstance(value, list) else value for key, value in words.items()
+            if isinstance(value, str) or isinstance(value, list) and all(isinstance(v, str) for v in value)}
+
+
+def catalog(lang):
+    """The tutor's words in lang, any message it lacks in English."""
+    english = load('en')
+    return english if lang == 'en' else {**english, **load(lang)}
+
+
+def render(words, key, fields):
+    """One message: its text with the fields filled in. A field named 'where' or 'text' names
+    another message, whose text (filled in from the same fields) goes in its place."""
+    filled = {name: fill_in(words, value, fields) if name in ('where', 'text') else value
+              for name, value in fields.items()}
+    if 'n' in fields:  # the nth, in words where a language has them: 첫 번째, not 1번째
+        filled.setdefault('nth', ordinal(words, fields['n']))
+    return fill_in(words, key, filled)
+
+
+def ordinal(words, n):
+    """n as an ordinal in the catalog's words ('ordinals': first|second|...), else n itself."""
+    said = words.get('ordinals', '').split('|')
+    return said[int(n) - 1] if str(n).isdigit() and 0 < int(n) <= len(said) and said[0] else str(n)
+
+
+def fill_in(words, key, fields):
+    try:
+        return words[key].format(**fields)
+    except (KeyError, IndexError, ValueError):  # a translation with a field of its own: as it is
+        return words.get(key, key)
