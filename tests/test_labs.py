@@ -30,7 +30,7 @@ def measure_with_a_printing_tokenizer():
         for part in ['lab', 'tokenizer.py', 'settings.json']:
             (shutil.copytree if (ROOT / part).is_dir() else shutil.copy)(ROOT / part, root / part)
         tokenizer = root / 'tokenizer.py'
-        tokenizer.write_text("print('debug ' * 2**20, end='')\n" + tokenizer.read_text(encoding='utf-8'),
+        tokenizer.write_text("print('debug ' * 2**20, end='')\n" + tokenizer.read_text(encoding='utf-8-sig'),
                              encoding='utf-8')
         (root / 'mid.txt').write_text('abcd efgh\n' * 11_000, encoding='utf-8')
         return run(root, '-m', 'lab.speed', 'mid.txt', '--merges', '5', '--lesson-merges', '1')

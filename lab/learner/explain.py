@@ -103,6 +103,8 @@ def explain(error, path, source, seconds=None, settled=()):
         detail = detail.replace(fields.pop('typed'), fields['char'])
         typed = typed[0], fields
     said = [['raised', {'error': f'{kind}: {detail}' if detail else kind}]]
+    if isinstance(error, TimeoutError) and seconds:  # nothing was raised: the tutor stopped it
+        said = [['stopped', {'seconds': str(seconds)}]]
     if line:
         in_function = function and function != '<module>'
         said.append(['at_line', {'line': str(line), 'function': function}] if in_function

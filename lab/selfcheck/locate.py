@@ -558,7 +558,7 @@ def said(lines, slip):
     elif slip['what'] == CHANGED:
         shown.append(['slip_lesson', {'code': slip['lesson']}])
         if slip['here'] != slip['there'] and max(len(slip['here']), len(slip['there'])) <= 40 and \
-                slip['here'] not in (slip['yours'], slip['yours'].rstrip(':')):  # else the lines say it
+                len(slip['here']) < len(slip['yours'].rstrip(':')) - 6:  # else the two lines say it
             shown.append(['slip_differs', {'here': slip['here'], 'there': slip['there']}])
     elif slip['what'] == MISSING:
         shown = [['slip_missing', {'line': str(slip['line']), 'code': slip['lesson']}]]
