@@ -802,7 +802,8 @@ def lookalike(error):
     """A codec error handler: a character the terminal lacks as the ASCII it looks like, else as
     an escape (\\uXXXX), so that one dash never turns a Korean screen into English."""
     bad = error.object[error.start:error.end]
-    return ''.join(LOOKALIKES.get(c) or c.encode('ascii', 'backslashreplace').decode() for c in bad), error.end
+    said = ''.join(LOOKALIKES.get(c) or c.encode('ascii', 'backslashreplace').decode() for c in bad)
+    return said, error.end
 
 
 codecs.register_error('lookalike', lookalike)

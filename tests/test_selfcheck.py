@@ -215,7 +215,8 @@ class RulesTest(unittest.TestCase):
         source, broken = check.readable_part(typed)
         answers = check.check_many([source], check.lesson(), [broken])[0]
         self.assertEqual(check.syntax_part(answers), 4)
-        states = {part: {answers[name][0] for name, its in rules.PART_OF.items() if its == part and name in answers}
+        states = {part: {answers[name][0] for name, its in rules.PART_OF.items()
+                         if its == part and name in answers}
                   for part in rules.PARTS}
         self.assertEqual([states[part] for part in rules.PARTS if states[part]],  # no labs beside it
                          [{'passed'}] * 4 + [{'todo'}] + [{'not_checked'}] * 2)
@@ -616,7 +617,8 @@ class LanguageTest(unittest.TestCase):
                 self.assertEqual(command.language(args, env), language)
 
     def test_the_languages_are_the_files_of_lab_locale(self):
-        self.assertEqual(catalogs.languages(), sorted(p.stem for p in (ROOT / 'lab' / 'locale').glob('*.json')))
+        files = (ROOT / 'lab' / 'locale').glob('*.json')
+        self.assertEqual(catalogs.languages(), sorted(p.stem for p in files))
 
 
 class CatalogTest(unittest.TestCase):
@@ -664,7 +666,7 @@ class CatalogTest(unittest.TestCase):
             lines, status = report.report(words, every_rule_held, 'tokenizer.py')
         self.assertEqual(status, 0)
         every = len(rules.PART_OF)  # the project's own files: every rule holds, the labs' too
-        self.assertIn(f'{every} of the {every} rules of the parts you typed hold', lines)  # English, for that one
+        self.assertIn(f'{every} of the {every} rules of the parts you typed hold', lines)  # English, for it
         self.assertEqual(words['part.1'], ko['part.1'])  # Korean for the rest
 
     def test_a_catalog_that_cannot_be_read_is_one_line_naming_it(self):

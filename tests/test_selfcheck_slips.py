@@ -16,6 +16,7 @@ from lab.selfcheck import check, locate, report, rules
 from tests.project import LESSON_FILES, copy_project, run_inside, started
 
 LESSON = (LESSON_FILES / 'tokenizer.py').read_text(encoding='utf-8')
+OPERATORS = {'<': ['<=', '>'], '<=': ['<'], '==': ['!='], '+': ['-'], '+=': ['-=']}
 NAMES = ['ids', 'pair', 'new_id', 'vocab', 'text', 'result', 'i', 'count', 'merges', 'chars', 'merge']
 
 
@@ -30,13 +31,14 @@ def single_token_changes(source, seed, count):
         if token.type == tokenize.NUMBER:
             others = [str(int(token.string) + 1), str(max(int(token.string) - 1, 0))]
         elif token.type == tokenize.OP:
-            others = {'<': ['<=', '>'], '<=': ['<'], '==': ['!='], '+': ['-'], '+=': ['-=']}.get(token.string, [])
+            others = OPERATORS.get(token.string, [])
         elif token.type == tokenize.NAME and token.string in NAMES:
             others = NAMES
         for other in others:
             if other != token.string:
                 line = lines[row - 1]
-                changes.append((row, ''.join(lines[:row - 1] + [line[:start] + other + line[end:]] + lines[row:])))
+                changed = line[:start] + other + line[end:]
+                changes.append((row, ''.join(lines[:row - 1] + [changed] + lines[row:])))
     for row, line in enumerate(lines, 1):
         if line.strip() and not line.rstrip().endswith(':'):
             changes.append((row, ''.join(lines[:row - 1] + lines[row:])))
@@ -49,24 +51,26 @@ SLIPS = [
     ('i:i + 2]', 'i:i + 1]', 9, 'i + 2'),  # not the list-with-tuple hint: the slice is one wide
     ('result.append(new_id)', 'result.append(pair)', 10, 'new_id'),
     ('zip(ids, ids[1:])', 'zip(ids, ids[:1])', 30, 'zip(ids, ids[1:])'),
-    ('            ids = merge(ids, pair, new_id)\n        return ids', '            merge(ids, pair, new_id)\n'
-     '        return ids', 45, 'ids = merge(ids, pair, new_id)'),
+    ('            ids = merge(ids, pair, new_id)\n        return ids',
+     '            merge(ids, pair, new_id)\n        return ids', 45, 'ids = merge(ids, pair, new_id)'),
     ('def __init__(self, vocab, merges):', 'def __init__(vocab, merges):', 19, 'self, vocab, merges'),
     ('def encode(self, text):', 'def encode(text):', 42, 'self, text'),
     ('@classmethod', '@staticmethod', 24, 'classmethod'),
-    ("return {'vocab': self.vocab, 'merges': self.merges}", 'return self.vocab, self.merges', 52, 'gave_not_dict'),
+    ("return {'vocab': self.vocab, 'merges': self.merges}", 'return self.vocab, self.merges', 52,
+     'gave_not_dict'),
     ('pairs.most_common(1)[0]', 'pairs.most_common(1)[0][0]', 33, 'pairs.most_common(1)[0]'),
     ('zip(ids, ids[1:])', 'zip(text, text[1:])', 30, 'zip(ids, ids[1:])'),
     ('merges.append([list(pair), new_id])', 'merges.append((pair, new_id))', 38, '[list(pair), new_id]'),
     ('            result.append(new_id)', '            result = result + [new_id]', 10, 'look.merge_in_time'),
     ('            i += 1\n    return', '        i += 1\n    return', 14, 'slip_shallower'),  # out of the else
     ('            new_id = len(vocab)\n            vocab.append(vocab[pair[0]] + vocab[pair[1]])',
-     '            vocab.append(vocab[pair[0]] + vocab[pair[1]])\n            new_id = len(vocab)', 37, 'slip_moved'),
+     '            vocab.append(vocab[pair[0]] + vocab[pair[1]])\n            new_id = len(vocab)', 37,
+     'slip_moved'),
 ]
 # (the change, the key of the hint, the line and column it names, the ASCII to type)
 TYPED_KEYS = [
-    ('def merge(ids, pair, new_id):', 'def merge（ids, pair, new_id):', 'hint.keyboard_fullwidth', '6', '10', '('),
-    ('def merge(ids, pair, new_id):', 'def merge(ids, pair, new_id)：', 'hint.keyboard_fullwidth', '6', '29', ':'),
+    ('def merge(ids,', 'def merge（ids,', 'hint.keyboard_fullwidth', '6', '10', '('),
+    ('new_id):\n    result', 'new_id)：\n    result', 'hint.keyboard_fullwidth', '6', '29', ':'),
     ('result, i = [], 0', 'result, i = [],\u30000', 'hint.keyboard_space', '7', '20', ' '),
     ('    result, i', '\u00a0\u00a0\u00a0\u00a0result, i', 'hint.keyboard_space', '7', '1', ' '),
     ("['\\ufffd'] + sorted", "[‘\\ufffd’] + sorted", 'hint.keyboard_quote', '26', '18', "'"),
@@ -82,8 +86,8 @@ def typed(old, new):
 def check_all():
     sources = [source for _, source in CHANGES] + [typed(old, new) for old, new, *_ in SLIPS + TYPED_KEYS]
     readable = [check.readable_part(source) for source in sources]
-    return check.check_many([text for text, _ in readable], check.lesson(), [broken for _, broken in readable],
-                            children=2, seconds=1)
+    texts, broken = [text for text, _ in readable], [broken for _, broken in readable]
+    return check.check_many(texts, check.lesson(), broken, children=2, seconds=1)
 
 
 CHECKED = started(check_all)
@@ -92,7 +96,8 @@ CHECKED = started(check_all)
 def first_failed(answers):
     """(the rule, the lines it says) of the first FAILED, in the order the report shows them."""
     order = [check.SYNTAX, *rules.PART_OF]
-    name = min((name for name, (state, _) in answers.items() if state == 'failed'), key=order.index, default=None)
+    failed = [name for name, (state, _) in answers.items() if state == 'failed']
+    name = min(failed, key=order.index, default=None)
     return name, (answers[name][1] if name else [])
 
 
@@ -145,7 +150,8 @@ class LocateTest(unittest.TestCase):
     def test_a_file_in_another_way_of_writing_is_compared_with_that_way(self):
         other = (LESSON_FILES / 'other_ways.py').read_text(encoding='utf-8')
         slip = other.replace('if counts[pair] < 2:', 'if counts[pair] < 1:', 1)
-        self.assertEqual(locate.locate(slip, parts={3})['line'], other[:other.index('if counts[pair] < 2:')].count('\n') + 1)
+        line = other[:other.index('if counts[pair] < 2:')].count('\n') + 1
+        self.assertEqual(locate.locate(slip, parts={3})['line'], line)
 
 
 class KeyboardTest(unittest.TestCase):
@@ -176,7 +182,8 @@ class LabsTest(unittest.TestCase):
     def checked_with_slips(cls):
         """The tutor's answers with a slip in each lab: other numbers, an error, a lab moved away."""
         labs = cls.root / 'lab'
-        kept = {name: (labs / f'{name}.py').read_text(encoding='utf-8') for name in ['token_count', 'bpe_trace']}
+        kept = {name: (labs / f'{name}.py').read_text(encoding='utf-8')
+                for name in ['token_count', 'bpe_trace']}
         (labs / 'token_count.py').write_text(kept['token_count'].replace('48]', '28]'), encoding='utf-8')
         (labs / 'bpe_trace.py').write_text(kept['bpe_trace'].replace('for pair, new_id', 'for a, b, new_id'),
                                            encoding='utf-8')
@@ -243,8 +250,8 @@ class LocaleTest(unittest.TestCase):
 
     def test_run_from_the_lab_folder_it_says_where_to_run_it(self):
         root = copy_project(self, parts=['lab'])
-        done = subprocess.run([sys.executable, '-m', 'selfcheck'], cwd=root / 'lab', capture_output=True, text=True,
-                              env={**os.environ, 'PYTHONPATH': ''}, timeout=60)
+        done = subprocess.run([sys.executable, '-m', 'selfcheck'], cwd=root / 'lab', capture_output=True,
+                              text=True, env={**os.environ, 'PYTHONPATH': ''}, timeout=60)
         self.assertEqual((done.returncode, done.stdout), (1, ''))
         self.assertIn('python3 -m lab.selfcheck', done.stderr)
         self.assertNotIn('Traceback', done.stderr)

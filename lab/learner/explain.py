@@ -224,8 +224,9 @@ def hint_for(error, kind, detail, function, code):
         inside = merge_in_class()
         if inside:
             return 'hint.merge_in_class', {'line': str(inside), 'part': '1'}
-    if kind in ('UnicodeEncodeError', 'UnicodeDecodeError') and re.search(r'\b(open|read_text|write_text)\(', code) \
-            and 'encoding' not in code:  # the locale's encoding (EUC-KR, ASCII), not UTF-8
+    io_call = re.search(r'\b(open|read_text|write_text)\(', code)
+    if kind in ('UnicodeEncodeError', 'UnicodeDecodeError') and io_call and 'encoding' not in code:
+        # the locale's encoding (EUC-KR, ASCII), not UTF-8
         return 'hint.encoding', {'codec': getattr(error, 'encoding', '') or '?'}
     if 'null bytes' in detail:  # a NUL character, pasted in: Python reads no file that holds one
         return 'hint.null', {}

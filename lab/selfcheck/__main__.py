@@ -71,7 +71,8 @@ def arguments(argv, words):
             value = arg.split('=', 1)[1] if '=' in arg else argv[n + 1] if n + 1 < len(argv) else None
             skip = '=' not in arg
             if value not in catalogs.languages():
-                raise ValueError(catalogs.render(words, 'bad_lang', {'langs': ', '.join(catalogs.languages())}))
+                langs = ', '.join(catalogs.languages())
+                raise ValueError(catalogs.render(words, 'bad_lang', {'langs': langs}))
         elif arg.startswith('-') and arg != '-' or files:
             raise ValueError(catalogs.render(words, 'bad_argument', {'arg': arg}))
         else:

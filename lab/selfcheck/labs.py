@@ -98,7 +98,8 @@ def run_script(source, path, folder, printed, tokenizer=None):
         sys.modules['tokenizer'] = tokenizer
     here, argv = os.getcwd(), sys.argv
     sys.argv = [str(path)]  # as python3 -m lab.NAME sets it, with no arguments
-    namespace = {'__name__': '__main__', '__package__': 'lab', '__file__': str(path), '__builtins__': builtins}
+    namespace = {'__name__': '__main__', '__package__': 'lab', '__file__': str(path),
+                 '__builtins__': builtins}
     error = None
     try:
         os.chdir(folder)

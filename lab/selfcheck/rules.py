@@ -184,7 +184,8 @@ def rule_merge_in_time():
     try:
         merged('merge(ids, (1, 2), 9)', ids, (1, 2), 9)
     except TooLong:
-        raise Wrong([['merge_too_slow', {'n': f'{len(ids):,}'}], ['look', {'where': 'look.merge_in_time'}]]) from None
+        raise Wrong([['merge_too_slow', {'n': f'{len(ids):,}'}],
+                     ['look', {'where': 'look.merge_in_time'}]]) from None
 
 
 def rule_init():
@@ -223,7 +224,8 @@ def expect_first_merge(cases, look):
     for text, want in cases:
         call, got = f'BPE.train({text[-20:]!r}, 1)', first_merge(text)
         if got is None:  # not None said as a value: no merge at all
-            raise Wrong([['merged_nothing', {'call': call}], ['lesson', {'want': shown(want)}], ['look', {'where': look}]])
+            raise Wrong([['merged_nothing', {'call': call}], ['lesson', {'want': shown(want)}],
+                         ['look', {'where': look}]])
         expect(call, got, want, look, 'gave_merged')
 
 

@@ -212,7 +212,8 @@ def answer_for(name, folder, source, limit, settled, ran=None):
             if name == rules.COMMAND_LINE:
                 return command_line(source), set()
             if name in rules.LABS:
-                return labs.check(rules.LABS[name], folder, Printed, rules.lesson_text(), rules.LESSON_MERGES), set()
+                lab = rules.LABS[name]
+                return labs.check(lab, folder, Printed, rules.lesson_text(), rules.LESSON_MERGES), set()
             return ['passed', rules.CHECKS[name]()], set()
     except rules.Wrong as e:
         return ['failed', returned_in_a_loop(e.args[0], rules.PART_OF[name], source)], set()

@@ -19,7 +19,7 @@ def merge(ids, pair, new_id):  # the pair's two ids, compared one by one
     return out
 
 
-def merge(ids, pair, new_id):  # a list of the pair compared with a slice
+def merge(ids, pair, new_id):  # noqa: F811  (a list of the pair compared with a slice)
     result, i = [], 0
     while i < len(ids):
         if ids[i:i + 2] == list(pair):
@@ -77,7 +77,7 @@ class BPE:  # counted in a dict, the best pair by max() with the count as key
         return dict(vocab=self.vocab, merges=self.merges)
 
 
-class BPE:  # the best pair with its count at once, counted with counts.get in one loop
+class BPE:  # noqa: F811  (counted with counts.get in one loop, max(..., default=None))
     @classmethod
     def train(cls, text, count):
         vocab = ['\ufffd'] + sorted(set(text) - {'\ufffd'})
