@@ -41,8 +41,9 @@ def suite_with_a_slip():
         (root / 'tokenizer.py').write_text(lesson.replace('result.append(new_id)', 'result.append(pair)'),
                                            encoding='utf-8')
         modules = ['tests.test_lesson_merge', 'tests.test_tutor']
-        done = subprocess.run([sys.executable, '-m', 'unittest', '-v', *modules], cwd=root, capture_output=True,
-                              text=True, timeout=120, env={**os.environ, 'XSLM_NO_SUITE_IN_SUITE': '1'})
+        environment = {**os.environ, 'XSLM_NO_SUITE_IN_SUITE': '1'}
+        done = subprocess.run([sys.executable, '-m', 'unittest', '-v', *modules], cwd=root,
+                              capture_output=True, text=True, timeout=120, env=environment)
         return done.returncode, done.stderr
 
 
