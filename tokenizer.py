@@ -127,7 +127,7 @@ def main():
         print(f'(asked for {count} merges; no pair occurs twice after {len(tok.merges)})')
     print('roundtrip:', 'OK' if tok.decode(tok.encode(text)) == text else 'FAILED', tok.encode('Q: hi\nA: '))
     save(json.dumps(tok.state(), ensure_ascii=False) + '\n', HERE / 'data/tokenizer.json')
-    sys.stdout.flush()  # check: an output that cannot be written (a full disk) says so here, in one line
+    print(end='', flush=True)  # check: output that cannot be written (a full disk) says so here, in a line
 
 
 if __name__ == '__main__':

@@ -164,6 +164,16 @@ class CommandLineErrorTest(unittest.TestCase):
         self.assertIn(f'asked for 100000 merges; no pair occurs twice after {made}', done.stdout)
 
 
+class ClosedOutputTest(unittest.TestCase):
+    def test_with_stdout_closed_it_trains_and_saves_without_a_traceback(self):
+        root = copy_project(self)
+        done = subprocess.run(['sh', '-c', f'"{sys.executable}" tokenizer.py >&-'], cwd=root,
+                              capture_output=True, text=True, timeout=60)
+        self.assertEqual((done.returncode, done.stderr), (0, ''))
+        self.assertEqual(sorted(json.loads((root / 'data' / 'tokenizer.json').read_text(encoding='utf-8'))),
+                         ['merges', 'vocab'])
+
+
 class ReadLikeTheLessonTest(unittest.TestCase):
     """The same file gives the same tokenizer.json as the lesson's own tokenizer.py gives."""
 
