@@ -7,6 +7,7 @@ running all of the suite again inside the archive would only double the time of
 python3 -m unittest for anyone who has `build` installed. The lesson's rule tests are run
 there as well, to show the unpacked folder works as a project: imports, data, labs.
 """
+import importlib.machinery
 import subprocess
 import sys
 import tarfile
@@ -16,10 +17,17 @@ from pathlib import Path
 
 from tests.project import ROOT, started
 
-try:
-    import build  # only whether it is there
-except ImportError:
-    build = None
+
+
+def installed(name, path=None):
+    """Whether name is a package Python can import and run, on path (default sys.path): not a
+    folder of that name with no __init__.py (the build/ that pip install . leaves here is one,
+    which import would take for the package, and python3 -m build then cannot run)."""
+    spec = importlib.machinery.PathFinder.find_spec(name, path)
+    return spec is not None and spec.origin not in (None, 'namespace')
+
+
+build = True if installed('build') else None
 
 # for the repository, not for someone who unpacks the archive
 NOT_SHIPPED = ('.ci/', '.gitignore')
@@ -79,6 +87,15 @@ class SourceDistributionTest(unittest.TestCase):
         self.assertEqual(done.returncode, 0, done.stderr[-3000:])
         ran = int(done.stderr.split('\nRan ')[1].split()[0])
         self.assertGreater(ran, 20)  # they ran, not 'Ran 0 tests ... OK'
+
+
+class InstalledTest(unittest.TestCase):
+    def test_a_folder_named_build_is_not_taken_for_the_build_package(self):
+        with tempfile.TemporaryDirectory() as folder:
+            (Path(folder) / 'build' / 'lib').mkdir(parents=True)  # what pip install . leaves
+            self.assertFalse(installed('build', [folder]))
+            (Path(folder) / 'build' / '__init__.py').write_text('', encoding='utf-8')
+            self.assertTrue(installed('build', [folder]))
 
 
 if __name__ == '__main__':
