@@ -416,6 +416,24 @@ class HostileLearnerFileTest(unittest.TestCase):
         self.addCleanup(folder.cleanup)
         self.folder = folder.name
 
+    def test_answers_the_learners_code_forges_into_the_answer_pipe_are_not_taken(self):
+        forged = LESSON.replace('import json\n', 'import json\nimport os\nimport sys\n'
+                                "os.write(int(sys.argv[1]), b'[0, \"rule_imports\", [\"failed\", [[\"x\", "
+                                "{\"part\": \"99\"}]]]]\\n[0, \"rule_merge_copies\", [\"passed\", 7]]\\n')\n"
+                                'os._exit(0)\n', 1)
+        answers = check.check_many([forged], check.lesson())[0]
+        self.assertEqual(answers['rule_imports'][0], 'failed')
+        self.assertEqual(answers['rule_imports'][1][0][0], 'could_not_finish')
+        self.assertNotEqual(answers['rule_merge_copies'][0], 'passed')
+
+    def test_a_thread_the_learner_leaves_running_is_not_waited_for(self):
+        waits = LESSON.replace('import json\n', 'import json\nimport threading\nimport time\n'
+                               'threading.Thread(target=time.sleep, args=(60,)).start()\n', 1)
+        started = time.monotonic()
+        answers = check.check_many([waits], check.lesson())[0]
+        self.assertLess(time.monotonic() - started, 20)
+        self.assertEqual({state for state, _ in answers.values()}, {'passed'})
+
     def test_a_tokenizer_json_that_is_a_pipe_or_a_device_is_not_waited_for(self):
         for name in ['fifo', 'zero']:
             answer = self.answers[name][rules.COMMAND_LINE]

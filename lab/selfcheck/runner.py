@@ -31,7 +31,7 @@ import threading
 from pathlib import Path
 
 from lab import common
-from lab.learner import explain
+from lab.learner import catalogs, explain
 from lab.selfcheck import labs, locate, rules
 
 SECONDS = 2  # of CPU time for one rule: the lesson's code needs a few milliseconds on these texts
@@ -108,7 +108,24 @@ def read_answers(fd, answers, most=2**22):
                 n, name, answer = json.loads(line)
             except (ValueError, TypeError):
                 continue
-            answers.append((n, name, answer))
+            if well_formed(answer):
+                answers.append((n, name, answer))
+
+
+def well_formed(answer):
+    """Whether answer is of the shape the child writes: [state, lines], each line [a message the
+    catalogs have, {field: text}] (the learner's code runs in the child, and may write anything to
+    the pipe: what the tutor cannot say is not taken)."""
+    if not (isinstance(answer, list) and len(answer) == 2 and answer[0] in ('passed', 'failed', 'not_checked')):
+        return False
+    state, lines = answer
+    if state == 'passed':
+        return lines is None or isinstance(lines, str)  # rule_hash_seed's value
+    known = catalogs.load('en')
+    return isinstance(lines, list) and all(
+        isinstance(line, list) and len(line) == 2 and line[0] in known and isinstance(line[1], dict) and
+        all(isinstance(key, str) and isinstance(value, str) for key, value in line[1].items()) and
+        (line[1].get('part', '0') in map(str, rules.PARTS)) for line in lines)
 
 
 def read_tail(stream, tail):
