@@ -426,6 +426,19 @@ class HostileLearnerFileTest(unittest.TestCase):
         self.assertEqual(answers['rule_imports'][1][0][0], 'could_not_finish')
         self.assertNotEqual(answers['rule_merge_copies'][0], 'passed')
 
+    @unittest.skipUnless(sys.platform.startswith('linux'), 'finds processes in /proc')
+    def test_a_grandchild_in_a_session_of_its_own_with_no_environment_is_killed(self):
+        pid_file = Path(self.folder) / 'pid'
+        escapes = LESSON.replace('import json\n', 'import json\nimport os\nimport sys\nimport time\n'
+                                 'if os.fork() == 0:\n    os.setsid()\n    if os.fork() == 0:\n'
+                                 f'        open({str(pid_file)!r}, "w").write(str(os.getpid()))\n'
+                                 "        os.execve(sys.executable, [sys.executable, '-c', "
+                                 "'import time; time.sleep(60)'], {})\n    os._exit(0)\n"
+                                 'time.sleep(0.5)\n', 1)
+        check.check_many([escapes], check.lesson())
+        self.assertTrue(pid_file.exists())
+        self.assertEqual(still_alive([int(pid_file.read_text())]), [])
+
     def test_a_thread_the_learner_leaves_running_is_not_waited_for(self):
         waits = LESSON.replace('import json\n', 'import json\nimport threading\nimport time\n'
                                'threading.Thread(target=time.sleep, args=(60,)).start()\n', 1)

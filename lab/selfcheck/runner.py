@@ -137,12 +137,35 @@ def read_tail(stream, tail):
 
 
 def kill(pid):
-    """Kill the process group of the child pid: it, and every process it started that stayed in it."""
+    """Kill the child pid and every process below it: those of its process group, and those that
+    left it (os.setsid), which the child adopts as they are orphaned (adopt_orphans)."""
+    for below in descendants(pid):
+        try:
+            os.kill(below, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
     try:
         os.killpg(pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
     LIVE.pop(pid, None)
+
+
+def descendants(pid):
+    """The processes below pid, on Linux (from each /proc/PID/stat's parent); elsewhere none."""
+    parents = {}
+    for entry in Path('/proc').glob('[0-9]*') if sys.platform.startswith('linux') else []:
+        try:  # the parent is the second field after the command's closing parenthesis
+            parents[int(entry.name)] = int((entry / 'stat').read_text().rsplit(')', 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):  # gone already
+            continue
+    found, todo = [], [pid]
+    while todo:
+        children = [child for child, parent in parents.items() if parent == todo[-1]]
+        todo.pop()
+        found += children
+        todo += children
+    return found
 
 
 def kill_strays(mark):
@@ -172,6 +195,7 @@ def serve():
     """The child's main: argv is the answer pipe's fd, the jobs (as JSON) and a rule's seconds."""
     fd, jobs, seconds = int(sys.argv[1]), json.loads(sys.argv[2]), float(sys.argv[3])
     limit_resources()
+    adopt_orphans()
     answers = os.fdopen(fd, 'w', encoding='utf-8', buffering=1)
     signal.signal(signal.SIGPROF, time_is_up)  # the rules' limit is CPU time: a busy machine changes nothing
     signal.signal(signal.SIGALRM, time_is_up)  # and the clock's, WALL times as long, for code that sleeps
@@ -179,11 +203,26 @@ def serve():
         for name, answer in run_job(folder, names, seconds):
             answers.write(json.dumps([n, name, answer]) + '\n')
     answers.close()
+    for below in descendants(os.getpid()):  # what your code started and left, adopted: it ends here
+        try:
+            os.kill(below, signal.SIGKILL)
+        except OSError:
+            pass
     os._exit(0)  # now: a thread your code started, and did not end, is not waited for
 
 
 def time_is_up(*_):
     raise rules.TooLong
+
+
+def adopt_orphans():
+    """Make the child the parent of any process your code starts and leaves (Linux's subreaper):
+    then the tutor finds it below the child, whatever it did to its group or its environment."""
+    try:
+        import ctypes
+        ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # 36: PR_SET_CHILD_SUBREAPER
+    except (ImportError, OSError, AttributeError):  # not Linux: the group and the mark still hold
+        pass
 
 
 def limit_resources():
