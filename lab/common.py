@@ -13,6 +13,7 @@ It is not a lab itself: there is nothing to run.
 """
 import argparse
 import codecs
+import contextlib
 import difflib
 import errno
 import functools
@@ -409,15 +410,16 @@ def save_together(files):
     try:
         for data, path in files:
             staged.append(staged_copy(data, path))
-        for n, (tmp, path, shown_path, _) in enumerate(staged):
-            try:
-                os.replace(tmp, path)
-            except OSError as e:
-                raise ValueError(f'cannot write {shown_path} ({e.strerror})') from None
-            staged[n] = (None, *staged[n][1:])
+        with signals_held():  # Ctrl-C or SIGTERM between two renames waits for the last
+            for n, (tmp, path, shown_path, _) in enumerate(staged):
+                try:
+                    os.replace(tmp, path)
+                except OSError as e:
+                    raise ValueError(f'cannot write {shown_path} ({e.strerror})') from None
+                staged[n] = (None, *staged[n][1:])
     finally:
         for tmp, *_ in staged:
-            if tmp:
+            if tmp and os.path.lexists(tmp):
                 os.unlink(tmp)
     last = {path: (shown_path, ours) for _, path, shown_path, ours in staged}  # a path given twice: its last
     for path, (shown_path, ours) in last.items():
@@ -428,6 +430,20 @@ def save_together(files):
         if there is None or (there.st_dev, there.st_ino) != (ours.st_dev, ours.st_ino):
             raise ValueError(f'{shown_path} was replaced by another program while this one saved it: '
                              'run this again once that one is done')
+
+
+@contextlib.contextmanager
+def signals_held(signals=(signal.SIGINT, signal.SIGTERM)):
+    """Ctrl-C and SIGTERM held back while the block runs, and taken as soon as it ends (in the
+    main thread, where Python handles them; elsewhere, and on Windows, the block runs as it is)."""
+    held = hasattr(signal, 'pthread_sigmask') and threading.current_thread() is threading.main_thread()
+    if held:
+        signal.pthread_sigmask(signal.SIG_BLOCK, signals)
+    try:
+        yield
+    finally:
+        if held:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, signals)
 
 
 def staged_copy(data, path):

@@ -118,6 +118,23 @@ class SaveTest(unittest.TestCase):
         common.save_together([('new\n', self.path), ('new meta\n', other)])
         self.assertEqual([*(f.read_text() for f in files), *self.leftovers()], ['new\n', 'new meta\n'])
 
+    @unittest.skipUnless(hasattr(signal, 'pthread_sigmask'), 'holds signals back with pthread_sigmask')
+    def test_sigterm_between_two_renames_waits_for_the_last_one(self):
+        other = self.root / 'meta.json'
+        other.write_text('old meta\n')
+        real_replace = os.replace
+
+        def replace_then_signal(source, target):  # SIGTERM arrives just after the first rename
+            real_replace(source, target)
+            if Path(target) == self.path:
+                os.kill(os.getpid(), signal.SIGTERM)
+        before = signal.signal(signal.SIGTERM, common.terminated)
+        self.addCleanup(signal.signal, signal.SIGTERM, before)
+        with mock.patch.object(os, 'replace', side_effect=replace_then_signal):
+            with self.assertRaises(common.Terminated):  # taken once both are renamed, not between
+                common.save_together([('new\n', self.path), ('new meta\n', other)])
+        self.assertEqual([self.path.read_text(), other.read_text(), *self.leftovers()], ['new\n', 'new meta\n'])
+
     def test_ctrl_c_while_writing_leaves_the_old_file_and_no_temporary_one(self):
         with mock.patch.object(os, 'fsync', side_effect=KeyboardInterrupt):
             with self.assertRaises(KeyboardInterrupt):
