@@ -133,7 +133,8 @@ class SaveTest(unittest.TestCase):
         with mock.patch.object(os, 'replace', side_effect=replace_then_signal):
             with self.assertRaises(common.Terminated):  # taken once both are renamed, not between
                 common.save_together([('new\n', self.path), ('new meta\n', other)])
-        self.assertEqual([self.path.read_text(), other.read_text(), *self.leftovers()], ['new\n', 'new meta\n'])
+        self.assertEqual([self.path.read_text(), other.read_text(), *self.leftovers()],
+                         ['new\n', 'new meta\n'])
 
     def test_ctrl_c_while_writing_leaves_the_old_file_and_no_temporary_one(self):
         with mock.patch.object(os, 'fsync', side_effect=KeyboardInterrupt):

@@ -116,7 +116,8 @@ def well_formed(answer):
     """Whether answer is of the shape the child writes: [state, lines], each line [a message the
     catalogs have, {field: text}] (the learner's code runs in the child, and may write anything to
     the pipe: what the tutor cannot say is not taken)."""
-    if not (isinstance(answer, list) and len(answer) == 2 and answer[0] in ('passed', 'failed', 'not_checked')):
+    states = ('passed', 'failed', 'not_checked')
+    if not isinstance(answer, list) or len(answer) != 2 or answer[0] not in states:
         return False
     state, lines = answer
     if state == 'passed':
