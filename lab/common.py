@@ -255,17 +255,6 @@ def is_merge(m):
             and all(type(i) is int for i in m[0] + [m[1]]))
 
 
-def load_tokenizer(path=SAVED):
-    """The lesson's BPE rebuilt from a saved tokenizer.json, for the labs whose idea is the
-    lesson's alone; ValueError names the file and its first problem, or its other kind."""
-    # imported here, not above, so that lab.selfcheck can still run when tokenizer.py cannot be imported
-    from lab import kinds
-    tok = kinds.load(path)
-    if tok.kind != 'char':
-        raise ValueError(f"{path}: a {tok.kind} tokenizer, not the lesson's")
-    return tok.lesson
-
-
 class NotTheLessons(ValueError):
     """tokenizer.py's BPE does not do what the lesson's does: said of tokenizer.py, whatever
     file was being read when it showed."""

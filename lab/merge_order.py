@@ -18,7 +18,7 @@ import sys
 if not __package__:  # run as python3 lab/merge_order.py: then tokenizer cannot be imported
     sys.exit('run this lab from the project folder as: python3 -m lab.merge_order')
 
-from lab import common, fast
+from lab import common, fast, kinds
 from tokenizer import BPE, merge
 
 SYMBOLS = ['l', 'o', 'w', 'e', 'r', '_']  # ids 0-5
@@ -63,7 +63,7 @@ def main():
     parser.add_argument('--seed', type=int, default=0, metavar='N',
                         help='seed of the shuffle (default: %(default)s)')
     args = parser.parse_args()
-    tok = common.load_tokenizer(args.tokenizer)  # first: a missing file is one line, and nothing before it
+    tok = kinds.load_lesson(args.tokenizer)  # first: a missing file is one line, and nothing before it
     text = common.read_text(args.file)
     print('rules learned: 1) e r  2) w e   on: l o w e r _')
     print('  1 then 2:', apply(['e r', 'w e']))

@@ -14,7 +14,7 @@ import sys
 if not __package__:  # run as python3 lab/unknown.py: then tokenizer cannot be imported
     sys.exit('run this lab from the project folder as: python3 -m lab.unknown')
 
-from lab import common
+from lab import common, kinds
 
 WORDS = ['cat', 'Cat', '안녕', '😀']
 
@@ -25,7 +25,7 @@ def main():
                         help='words to look at (default: cat Cat 안녕 😀)')
     common.add_tokenizer(parser, 'a saved tokenizer')
     args = parser.parse_args()
-    tok = common.load_tokenizer(args.tokenizer)
+    tok = kinds.load_lesson(args.tokenizer)
     for word in args.words or WORDS:
         # surrogateescape: a word from the command line may hold bytes that are not UTF-8
         ids, data = common.encoded(tok, word), list(word.encode('utf-8', 'surrogateescape'))

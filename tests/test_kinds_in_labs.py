@@ -16,7 +16,7 @@ from tokenizer import BPE
 TOOLS = {'check': [], 'show': ['Q: 안녕 😀 <eos>'], 'compression': ['data/mixed.txt'],
          'audit': ['data/mixed.txt', '--max-unk', '1'], 'prepare': ['data/mixed.txt', '--out', 'prepared'],
          'export_hf': ['--out', 'hf.json', '--force'], 'special': ['hi<eos> there']}
-LESSON_ONLY = ['merge_order']  # and lab.unknown, perhaps typed by a learner: common.load_tokenizer is tested
+LESSON_ONLY = ['merge_order']  # and lab.unknown, perhaps typed by a learner: kinds.load_lesson is tested
 
 
 def one_line(test, code, out, err):
@@ -111,7 +111,7 @@ class EveryToolTakesEveryKindTest(unittest.TestCase):
         for kind in [kind for kind in KINDS if kind != 'char']:
             said = f": a {kind} tokenizer, not the lesson's"
             with self.subTest(kind), self.assertRaisesRegex(ValueError, said):
-                common.load_tokenizer(self.root / f'{kind}.json')
+                kinds.load_lesson(self.root / f'{kind}.json')
 
     def test_a_lab_of_the_lessons_tokenizer_alone_says_so_in_one_line(self):
         for lab in LESSON_ONLY:

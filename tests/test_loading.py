@@ -4,7 +4,7 @@ import json
 import random
 import unittest
 
-from lab.common import load_tokenizer as load
+from lab.kinds import load_lesson as load
 from lab.common import problem_with
 from tests.project import TEXT, copy_project, inside, trained
 from tokenizer import BPE

@@ -104,6 +104,15 @@ def load(path=common.SAVED):
         raise ValueError(f'{path} ({kind} tokenizer): {e}') from None
 
 
+def load_lesson(path=common.SAVED):
+    """The lesson's BPE rebuilt from a saved tokenizer.json, for the labs whose idea is the
+    lesson's alone; ValueError names the file and its first problem, or its other kind."""
+    tok = load(path)
+    if tok.kind != 'char':
+        raise ValueError(f"{path}: a {tok.kind} tokenizer, not the lesson's")
+    return tok.lesson
+
+
 def is_tokenizer_file(path, kind=None):
     """Whether path holds a tokenizer file (of that kind, when one is named): for --out, such a
     file may be replaced without --force."""
