@@ -7,7 +7,6 @@ labs stand on the same floor.
 """
 import ast
 import unittest
-from pathlib import Path
 
 from tests.project import ROOT
 
@@ -25,13 +24,15 @@ LAYERS = [
 
 
 def project_files():
-    return sorted([ROOT / 'tokenizer.py', *(p for p in (ROOT / 'lab').rglob('*.py') if '__pycache__' not in p.parts)])
+    labs = (path for path in (ROOT / 'lab').rglob('*.py') if '__pycache__' not in path.parts)
+    return sorted([ROOT / 'tokenizer.py', *labs])
 
 
 def layer_of(path):
     relative = path.relative_to(ROOT).as_posix()
-    return next(n for n, (_, places) in enumerate(LAYERS)
-                if any(relative == place or place.endswith('/') and relative.startswith(place) for place in places))
+    def holds(place):
+        return relative == place or place.endswith('/') and relative.startswith(place)
+    return next(n for n, (_, places) in enumerate(LAYERS) if any(holds(place) for place in places))
 
 
 def module_file(name):
