@@ -215,13 +215,13 @@ def vocabulary_problem(vocab, merges, head=(UNKNOWN,), never_made=newline_merged
         return f'vocab[{bad}] must be {json.dumps(head[bad])}, not {found}'
     bad = next((i for i, p in enumerate(vocab) if SURROGATE.search(p)), None)
     if bad is not None:
-        return f'vocab[{bad}] holds a lone surrogate ({vocab[bad]!r}), which no UTF-8 text has'
+        return f'vocab[{bad}] holds a lone surrogate ({quoted(vocab[bad])}), which no UTF-8 text has'
     if not isinstance(merges, list) or len(merges) > len(vocab) - len(head):
         return f'"merges" must be a list with fewer entries than "vocab" (at most {len(vocab) - len(head)})'
     bad = next((n for n, m in enumerate(merges) if not is_merge(m)), None)  # each entry's shape first,
     if bad is not None:  # so that a broken merge is not taken for a vocab that does not match
         written = json.dumps(merges[bad], ensure_ascii=False, default=repr)  # as the file has it: true
-        return f'merges[{bad}] is {written}, not [[a, b], new_id] with whole numbers'
+        return f'merges[{bad}] is {clip(written, 40)}, not [[a, b], new_id] with whole numbers'
     if merges and merges[-1][1] != len(vocab) - 1:
         return f'the last merge makes id {merges[-1][1]}, not {len(vocab) - 1}, the last id of vocab'
     first = len(vocab) - len(merges)  # merged tokens fill the end of vocab, in the order learned
@@ -243,7 +243,8 @@ def vocabulary_problem(vocab, merges, head=(UNKNOWN,), never_made=newline_merged
             return f'merges[{n}] joins ids {a} and {b} again, as merges[{merged[a, b]}] does'
         merged[a, b] = n
         if vocab[new] != vocab[a] + vocab[b]:
-            return f'vocab[{new}] is {vocab[new]!r}, but merges[{n}] makes {vocab[a] + vocab[b]!r}'
+            made = quoted(vocab[a] + vocab[b])
+            return f'vocab[{new}] is {quoted(vocab[new])}, but merges[{n}] makes {made}'
         if never_made(vocab[new]):
             return f'vocab[{new}] holds {never_made(vocab[new])}'
     return None
@@ -485,6 +486,14 @@ def width(text):
                for ch in text)
 
 
+def quoted(value, columns=40):
+    """repr(value) for a message, cut to columns (see clip): a value read from a file may be a
+    megabyte, and a message is one line. The repr of a long string is taken of its start only."""
+    if isinstance(value, str) and len(value) > columns:
+        return clip(repr(value[:columns]), columns)
+    return clip(repr(value), columns)
+
+
 def clip(text, columns=80):
     """text cut to at most columns display columns (see width), ending in '...' if cut: in time
     that grows with the columns, not with the text (a token of a million characters, say)."""
@@ -506,12 +515,13 @@ def fill(text, first='', rest='', columns=80):
             continue
         if line not in (first, rest):
             lines.append(line)
-        line = rest + word
-        cut = fitting(line, columns)
-        while cut < len(line):  # a word too long for a line, cut by characters
-            lines.append(line[:cut])
-            line = rest + line[cut:]
-            cut = fitting(line, columns)
+        start, room = 0, max(columns - width(rest), 1)
+        cut = fitting(word, room)
+        while start + cut < len(word):  # a word too long for a line, cut by characters, in one pass
+            lines.append(rest + word[start:start + cut])
+            start += cut
+            cut = fitting(word, room, start)
+        line = rest + word[start:]
     return '\n'.join(lines + [line])
 
 
@@ -528,15 +538,15 @@ def words_of(text, columns):
     return [part for word in words for part in (word.split(' ') if width(word) > columns else [word])]
 
 
-def fitting(text, columns):
-    """How many characters of text fit in columns display columns (at least one, unless text
-    is empty): it stops at the first that does not."""
+def fitting(text, columns, start=0):
+    """How many characters of text, from start, fit in columns display columns (at least one,
+    unless none is left): it stops at the first that does not, so a long text costs no more."""
     used = 0
-    for n, ch in enumerate(text):
-        used += width(ch)
+    for n in range(start, len(text)):
+        used += width(text[n])
         if used > columns:
-            return max(n, 1)
-    return len(text)
+            return max(n - start, 1)
+    return len(text) - start
 
 
 def table(rows, right=()):

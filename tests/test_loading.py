@@ -186,5 +186,16 @@ class CheckLabTest(unittest.TestCase):
         self.assertIn('sound, a char tokenizer\n  40 ids: 1 unknown, 27 characters, 12 merges',
                       done.stdout)
 
+    def test_a_token_of_a_megabyte_is_quoted_clipped_in_the_one_line_that_refuses_it(self):
+        root = copy_project(self)
+        state = {'vocab': ['\ufffd', 'a', 'b', 'c' * 2**20], 'merges': [[[1, 2], 3]]}  # 3 should be 'ab'
+        (root / 'data' / 'tokenizer.json').write_text(json.dumps(state), encoding='utf-8')
+        done = inside(root, 'check')
+        self.assertEqual(done.returncode, 1)
+        self.assertLessEqual(len(done.stderr.splitlines()), 3, done.stderr[:300])  # the problem, the tutor
+        self.assertIn("'ccccccccccccccccccccccccccccccccccc...", done.stderr)
+        self.assertLess(len(done.stderr), 400)
+
+
 if __name__ == '__main__':
     unittest.main()
