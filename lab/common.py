@@ -424,16 +424,24 @@ def save_together(files):
 
 @contextlib.contextmanager
 def signals_held(signals=(signal.SIGINT, signal.SIGTERM)):
-    """Ctrl-C and SIGTERM held back while the block runs, and taken as soon as it ends (in the
-    main thread, where Python handles them; elsewhere, and on Windows, the block runs as it is)."""
-    held = hasattr(signal, 'pthread_sigmask') and threading.current_thread() is threading.main_thread()
-    if held:
-        signal.pthread_sigmask(signal.SIG_BLOCK, signals)
+    """Ctrl-C and SIGTERM held back while the block runs, and taken as soon as it ends: their
+    handlers only note them meanwhile (in the main thread, which alone may set handlers, and
+    where Python runs them; from another thread the block runs as it is)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    came = []
+    before = {number: signal.signal(number, lambda number, _: came.append(number)) for number in signals}
     try:
         yield
     finally:
-        if held:
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, signals)
+        for number, handler in before.items():
+            signal.signal(number, handler)
+        for number in came[:1]:  # as it would have been taken: its handler, or the default's
+            if callable(before[number]):
+                before[number](number, None)
+            else:
+                os.kill(os.getpid(), number)
 
 
 def staged_copy(data, path):

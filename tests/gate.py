@@ -9,14 +9,23 @@ seconds however the file loops or grows: its code runs in the tests only once th
 has seen each part finish the lesson's rules. With this project's own tokenizer.py, or any
 that keeps the lesson's rules, nothing stands in and every test runs.
 """
+import functools
 import importlib
+import signal
 import sys
+import threading
+import time
 import unittest
 from pathlib import Path
 
 from lab.selfcheck import check, rules
 
 ROOT = Path(__file__).resolve().parent.parent
+# seconds of the learner's code the whole suite may run, all calls together (CPU time, or a fifth
+# of the clock's for code that sleeps, and for python3 tokenizer.py or a lab): the lesson-style
+# file needs about 9, so a file that keeps every rule on the tutor's small inputs and is slow on
+# long ones cannot hold the suite for minutes
+BUDGET = 20
 LESSON = ROOT / 'lab' / 'selfcheck' / 'lesson'  # the tutor's lesson-style files, which the tests run too
 
 PATH = ROOT / 'tokenizer.py'
@@ -81,7 +90,8 @@ def install():
     ANSWERS, UNUSABLE = verdict()
     lesson = {part for part in rules.PARTS if part <= 6}
     if not UNUSABLE.keys() & lesson:
-        return  # every part holds: the tests take tokenizer.py as it is
+        time_the_learners_code()  # every part holds: the tests take it as it is, within BUDGET
+        return
     module = None if 0 in UNUSABLE else importlib.import_module('tokenizer')
     if module is None:  # it does not import, or not within the tutor's limits
         module = type(sys)('tokenizer')
@@ -93,6 +103,98 @@ def install():
     if not isinstance(module.BPE, type) or not UNUSABLE.keys() & {2, 3, 4, 5}:
         return
     module.BPE = gated_bpe(module.BPE, UNUSABLE)
+
+
+class OutOfTime(BaseException):
+    """The learner's code has used the suite's BUDGET (a BaseException: its except Exception
+    does not catch it)."""
+
+
+SPENT = 0.0  # of BUDGET, so far
+SLOW = (f"tokenizer.py's code has taken more than {BUDGET} s of the tests' time, where the lesson's "
+        'takes about 9: is it slow on a long text? (time python3 tokenizer.py on a larger data/train.txt)')
+CALLING = threading.local()  # how deep in the learner's code this thread is: only the outermost call counts
+
+
+def timed(function):
+    """function, counted against BUDGET and stopped (the test skipped) when it is used up."""
+    @functools.wraps(function)
+    def call(*args, **kwargs):
+        global SPENT
+        if getattr(CALLING, 'depth', 0):
+            return function(*args, **kwargs)  # train calling merge: counted once, by train
+        skip_if_out_of_time()
+        CALLING.depth, started, cpu = 1, time.monotonic(), time.thread_time()
+        try:
+            with deadline(BUDGET - SPENT):
+                return function(*args, **kwargs)
+        except OutOfTime:
+            SPENT = BUDGET + 1
+            raise unittest.SkipTest(SLOW) from None
+        finally:
+            CALLING.depth = 0
+            SPENT += max(time.thread_time() - cpu, (time.monotonic() - started) / 5)
+    return call
+
+
+class deadline:
+    """OutOfTime in the main thread once seconds have passed (elsewhere, as Python's signals are
+    the main thread's, the call is counted but not stopped)."""
+
+    def __init__(self, seconds):
+        self.seconds = max(seconds, 0.01)
+        self.armed = threading.current_thread() is threading.main_thread() and hasattr(signal, 'setitimer')
+
+    def __enter__(self):
+        if self.armed:
+            self.before = signal.signal(signal.SIGALRM, self.ring)
+            signal.setitimer(signal.ITIMER_REAL, self.seconds)
+
+    def __exit__(self, *_):
+        if self.armed:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, self.before)
+
+    @staticmethod
+    def ring(*_):
+        raise OutOfTime
+
+
+def skip_if_out_of_time():
+    if SPENT > BUDGET:
+        raise unittest.SkipTest(SLOW)
+
+
+def spend(seconds):
+    """Count seconds of the learner's code that ran elsewhere (python3 tokenizer.py, a lab)."""
+    global SPENT
+    SPENT += seconds
+
+
+def remaining():
+    return max(BUDGET - SPENT, 0)
+
+
+TIMED = False  # whether the learner's code is counted: their file, which keeps every rule
+
+
+def time_the_learners_code():
+    """Count every call the tests make of the learner's merge and BPE (not of this project's own
+    tokenizer.py, whose speed lab.speed measures)."""
+    global TIMED
+    text = PATH.read_text(encoding='utf-8-sig', errors='replace')
+    if all(line in text for line in ['HERE = ', 'def read_text(', 'def save(', 'def main(']):
+        return  # ours
+    module = importlib.import_module('tokenizer')
+    TIMED = True
+    if callable(getattr(module, 'merge', None)):
+        module.merge = timed(module.merge)
+    bpe = getattr(module, 'BPE', None)
+    for name, method in list(vars(bpe).items()) if isinstance(bpe, type) else []:
+        if name in ('__init__', 'encode', 'decode', 'state') and callable(method):
+            setattr(bpe, name, timed(method))
+        elif name == 'train' and isinstance(method, (classmethod, staticmethod)):
+            setattr(bpe, name, type(method)(timed(method.__func__)))
 
 
 def part_holds(part):
@@ -115,14 +217,15 @@ def skip_unless_the_file_holds(path=None):
 
 def is_learners(path):
     """Whether path holds the learner's tokenizer.py (or lab of the lesson), or one a test made of it:
-    a copy of the project's, or, while that fails the tutor, any but the tutor's lesson-style file."""
+    a copy of the project's, or, while the project's is a learner's (one the tutor finds wrong, or
+    one whose time is counted), any but the tutor's lesson-style file."""
     path = Path(path)
     where = Path('lab', path.name) if path.name != 'tokenizer.py' else Path('tokenizer.py')
     try:
         held = path.read_bytes()
         if held == (ROOT / where).read_bytes():
             return True
-        return bool(UNUSABLE) and held != (LESSON / where).read_bytes()
+        return (bool(UNUSABLE) or TIMED) and held != (LESSON / where).read_bytes()
     except OSError:
         return False
 

@@ -66,3 +66,7 @@ class TutorFirstTest(unittest.TestCase):
         self.assertRegex(printed, r'FAILED \(failures=1, skipped=\d+\)')
         self.assertIn('tokenizer.py, line 10: result.append(pair)', printed)
         self.assertIn("part 1 of tokenizer.py fails the lesson's rules (python3 -m lab.selfcheck", printed)
+
+    def test_the_learners_code_keeps_within_the_tests_time(self):
+        # last of the suite's modules: what the tests ran of tokenizer.py is counted by now
+        self.assertLessEqual(gate.SPENT, gate.BUDGET, gate.SLOW)
