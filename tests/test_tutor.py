@@ -8,8 +8,10 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 from pathlib import Path
+from unittest import mock
 
 from lab.learner import catalogs
 from lab.selfcheck import report
@@ -70,3 +72,13 @@ class TutorFirstTest(unittest.TestCase):
     def test_the_learners_code_keeps_within_the_tests_time(self):
         # last of the suite's modules: what the tests ran of tokenizer.py is counted by now
         self.assertLessEqual(gate.SPENT, gate.BUDGET, gate.SLOW)
+
+    @unittest.skipUnless(hasattr(gate.signal, 'setitimer'), 'stops a call with SIGALRM')
+    def test_a_call_past_the_budget_is_stopped_and_what_follows_skipped_at_once(self):
+        with mock.patch.object(gate, 'BUDGET', 0.2), mock.patch.object(gate, 'SPENT', 0.0):
+            started = time.monotonic()
+            with self.assertRaises(unittest.SkipTest):
+                gate.timed(time.sleep)(30)
+            self.assertLess(time.monotonic() - started, 10)  # stopped, not slept out
+            with self.assertRaises(unittest.SkipTest):
+                gate.timed(len)('used up')
