@@ -3,6 +3,7 @@ merges, the same ids."""
 import concurrent.futures
 from concurrent.futures import ProcessPoolExecutor
 import io
+import errno
 import json
 import os
 import random
@@ -177,6 +178,19 @@ class ParallelEncodeTest(unittest.TestCase):
         with mock.patch.object(encoding, 'PARALLEL_FROM', 0):  # parallel even for a small text
             self.assertEqual(fast.encode(tok, text, jobs=2), tok.encode(text))
 
+    def test_processes_that_cannot_start_are_said_when_asked_for_else_it_encodes_here(self):
+        text = (TEXT + 'Cat 안녕 😀\n\n') * 40
+        tok = fast.train(TEXT, 30)
+
+        def no_shared_memory(*_, **__):  # what a machine without a writable /dev/shm gives
+            raise OSError(errno.ENOSYS, 'Function not implemented')
+        cores = mock.patch.object(os, 'cpu_count', return_value=2)
+        with mock.patch.object(encoding, 'PARALLEL_FROM', 0), cores, \
+                mock.patch.object(encoding, 'ProcessPoolExecutor', no_shared_memory):
+            self.assertEqual(fast.encode(tok, text), tok.encode(text))  # none asked for: here
+            with self.assertRaisesRegex(ValueError, r'cannot start 2 processes .*: use fewer --jobs'):
+                fast.encode(tok, text, jobs=2)
+
     def test_by_default_a_large_text_uses_every_core_and_a_small_one_a_single_process(self):
         tok = fast.train(TEXT, 30)
         started = []
@@ -188,8 +202,7 @@ class ParallelEncodeTest(unittest.TestCase):
         with mock.patch.object(encoding, 'ProcessPoolExecutor', pool), \
                 mock.patch('os.cpu_count', return_value=3):
             self.assertEqual(fast.encode(tok, TEXT), tok.encode(TEXT))  # small: no processes
-            with self.assertRaises(ValueError):
-                fast.encode(tok, large)
+            self.assertEqual(fast.encode(tok, large), tok.encode(large))  # could not start them: here
         self.assertEqual(started, [3])
 
     def test_processes_are_forked_only_when_no_other_thread_runs(self):

@@ -54,12 +54,13 @@ def encode(tok, text, jobs=None):
     """tok.encode(text), fast: the same ids. jobs: processes, one per core unless given (a text
     under PARALLEL_FROM characters stays in this one). With jobs > 1, blocks of lines are encoded in
     that many processes at once (multiprocessing): worth it for megabytes of text."""
-    jobs = os.cpu_count() or 1 if jobs is None else jobs
+    asked, jobs = jobs is not None, os.cpu_count() or 1 if jobs is None else jobs
     if jobs <= 1 or '\n' not in tok.chars or len(text) < PARALLEL_FROM or not made_as_train_makes(tok):
         return encoder(tok)(text)
     size = -(-len(text) // (jobs * 4))  # four blocks a process, so that none waits long for the last
     blocks = line_blocks(text, size)
-    encoded = in_processes(start_worker, common.state_of(tok), encode_in_worker, blocks, jobs)
+    encoded = in_processes_or_here(start_worker, common.state_of(tok), encode_in_worker, blocks, jobs, asked,
+                                   lambda: [encoder(tok)(text)])
     return list(chain.from_iterable(encoded))  # each block but the last ends in '\n', and holds its id
 
 
@@ -97,9 +98,24 @@ def in_processes(start, state, work, blocks, jobs):
     except BrokenProcessPool:
         raise ValueError(f'one of the {jobs} processes encoding the text died (killed for its memory?): '
                          'use fewer --jobs') from None
-    except OSError as e:  # no more processes allowed (ulimit -u), or no memory for them
-        raise ValueError(f'cannot start {jobs} processes to encode with ({e.strerror}): '
-                         'use fewer --jobs') from None
+    except OSError as e:  # no more processes allowed (ulimit -u), no memory, no /dev/shm to share
+        raise NoProcesses(f'cannot start {jobs} processes to encode with ({e.strerror}): '
+                          'use fewer --jobs') from None
+
+
+class NoProcesses(ValueError):
+    """The processes to encode with could not be started: said when --jobs asked for them; when
+    the number was this module's choice, the text is encoded in this process instead."""
+
+
+def in_processes_or_here(start, state, work, blocks, jobs, asked, here):
+    """in_processes, or here() when the processes cannot start and jobs was not asked for."""
+    try:
+        return in_processes(start, state, work, blocks, jobs)
+    except NoProcesses:
+        if asked:
+            raise
+        return here()
 
 
 def ProcessPoolExecutor(*args, **kwargs):

@@ -187,7 +187,7 @@ def document_end(tok):
 def encode_many(tok, texts, jobs=None):
     """[plain(tok)(text) for text in texts], in jobs processes (one per core unless given, and
     one for less than PARALLEL_FROM characters), each rebuilding tok from its file."""
-    jobs = os.cpu_count() or 1 if jobs is None else jobs
+    asked, jobs = jobs is not None, os.cpu_count() or 1 if jobs is None else jobs
     size = sum(map(len, texts))
     if jobs <= 1 or len(texts) < 2 or size < encoding.PARALLEL_FROM:
         return list(map(plain(tok), texts))
@@ -198,7 +198,9 @@ def encode_many(tok, texts, jobs=None):
         if filled * jobs * 4 >= size:
             blocks.append(block)
             block, filled = [], 0
-    encoded = encoding.in_processes(start_worker, file_state(tok), encode_in_worker, blocks + [block], jobs)
+    here = lambda: [list(map(plain(tok), texts))]  # noqa: E731  (no processes to be had: this one)
+    encoded = encoding.in_processes_or_here(start_worker, file_state(tok), encode_in_worker, blocks + [block],
+                                            jobs, asked, here)
     return [ids for block in encoded for ids in block]
 
 
