@@ -306,9 +306,10 @@ def run_bounded(argv, cwd, seconds, kept=65536):
     its group killed when it ends. ValueError when it cannot start or takes too long."""
     import subprocess
     import threading
-    try:
+    try:  # XSLM_PARENT: the child's die_with_parent knows whose child it is
         child = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                 stderr=subprocess.PIPE, start_new_session=True)
+                                 stderr=subprocess.PIPE, start_new_session=True,
+                                 env={**os.environ, 'XSLM_PARENT': str(os.getpid())})
     except OSError as e:  # no more processes allowed (ulimit -u), or no memory for one
         raise ValueError(f'cannot start a process ({e.strerror})') from None
     tails = {}
@@ -337,6 +338,21 @@ def run_bounded(argv, cwd, seconds, kept=65536):
             if not reader.is_alive():
                 stream.close()
     return child.returncode, tails.get('out', ''), tails.get('err', '')
+
+
+def die_with_parent():
+    """In a child of run_bounded: end when the parent ends, even killed (SIGKILL runs none of its
+    clean-up): on Linux the kernel is asked to (PR_SET_PDEATHSIG), and a parent gone already is
+    seen at once. Elsewhere the parent's own clean-up is all there is."""
+    if not sys.platform.startswith('linux'):
+        return
+    try:
+        import ctypes
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # 1: PR_SET_PDEATHSIG
+    except (ImportError, OSError, AttributeError):
+        return
+    if os.environ.get('XSLM_PARENT', str(os.getppid())) != str(os.getppid()):
+        os._exit(1)  # the parent ended before the kernel was asked
 
 
 # Writing ----------------------------------------------------------------------------

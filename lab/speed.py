@@ -330,6 +330,7 @@ def main():
         make_corpus(args.make_corpus, args.force)
         return
     if args.child:
+        common.die_with_parent()  # killed, lab.speed runs no clean-up: its child must not run on
         print(ANSWER + json.dumps(child_figures(args)))
         return
     paths = measurable(args.files)

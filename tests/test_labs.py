@@ -6,6 +6,7 @@ import json
 import os
 import re
 import shutil
+import subprocess
 import sys
 import tempfile
 import unicodedata
@@ -409,6 +410,23 @@ class NotALabTest(unittest.TestCase):
                 self.assertIn('python3 -m lab.', done.stderr)
                 self.assertEqual(done.stderr.count('\n'), 1)
                 self.assertLessEqual(len(done.stderr), 81)  # one line of at most 80 columns
+
+
+class DiesWithParentTest(unittest.TestCase):
+    @unittest.skipUnless(sys.platform.startswith('linux'), "asks Linux to end it with its parent")
+    def test_a_labs_child_ends_when_the_lab_is_killed(self):
+        grandchild = ('from lab import common; import time; common.die_with_parent(); '
+                      "print('ready', flush=True); time.sleep(60)")
+        middle = ('import os, subprocess, sys, time\n'
+                  f'child = subprocess.Popen([sys.executable, "-c", {grandchild!r}],\n'
+                  '    stdout=subprocess.PIPE, start_new_session=True,\n'
+                  '    env={**os.environ, "XSLM_PARENT": str(os.getpid())})\n'
+                  'child.stdout.readline()\nprint(child.pid, flush=True)\ntime.sleep(60)\n')
+        lab = subprocess.Popen([sys.executable, '-c', middle], cwd=ROOT, stdout=subprocess.PIPE, text=True)
+        pid = int(lab.stdout.readline())
+        lab.kill()  # as the kernel kills a lab that takes too much memory: no clean-up of its own
+        lab.wait()
+        self.assertEqual(still_alive([pid]), [])
 
 
 class SpeedTest(unittest.TestCase):
