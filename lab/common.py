@@ -75,6 +75,18 @@ def read_bytes(path, fix, limit=None):
     return data
 
 
+def read_typed(path, most):
+    """The first most bytes of a file someone typed (a learner's tokenizer.py or lab), or None
+    when it is no such file: not a regular file (a pipe, a device), or one of the kernel's
+    (/proc/kmsg is a regular file, and waits for ever). A pipe with no writer is not waited for."""
+    if os.path.realpath(path).startswith(('/proc/', '/sys/', '/dev/')):
+        return None
+    with open(os.open(path, os.O_RDONLY | getattr(os, 'O_NONBLOCK', 0)), 'rb') as file:
+        if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
+            return None
+        return file.read(most)  # None: nothing to read without waiting, so no file anyone typed
+
+
 def base_vocabulary(text):
     """The vocabulary BPE.train starts from: the unknown character as id 0, then every other
     character of text in code point order."""

@@ -16,11 +16,11 @@ import ast
 import concurrent.futures
 import difflib
 import os
-import stat
 import tempfile
 import warnings
 from pathlib import Path
 
+from lab import common
 from lab.learner import explain
 from lab.selfcheck import labs, rules, runner
 from lab.selfcheck.rules import PART_OF
@@ -68,10 +68,9 @@ def read(path):
         if os.path.isdir(path):
             raise IsADirectoryError
         # as common.read_bytes: a pipe with no writer is not waited for
-        with open(os.open(path, os.O_RDONLY | getattr(os, 'O_NONBLOCK', 0)), 'rb') as file:
-            if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
-                raise Unreadable(['file_not_regular', {'file': str(path)}])
-            data = file.read(TYPED_LIMIT + 1)
+        data = common.read_typed(path, TYPED_LIMIT + 1)
+        if data is None:
+            raise Unreadable(['file_not_regular', {'file': str(path)}])
     except IsADirectoryError:
         raise Unreadable(['file_folder', {'file': str(path)}]) from None
     except OSError as e:

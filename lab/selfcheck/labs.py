@@ -18,6 +18,7 @@ import sys
 import types
 from pathlib import Path
 
+from lab import common
 from lab.learner import explain
 from lab.selfcheck import locate
 
@@ -44,9 +45,9 @@ def find(root):
 
 
 def read(path):
+    """The text of a lab typed at path ('' for what is no file one types: common.read_typed)."""
     try:
-        with open(path, 'rb') as file:
-            return file.read(MOST).decode('utf-8-sig', 'replace')
+        return (common.read_typed(path, MOST) or b'').decode('utf-8-sig', 'replace')
     except OSError:
         return ''
 
