@@ -439,6 +439,17 @@ class HostileLearnerFileTest(unittest.TestCase):
         self.assertTrue(pid_file.exists())
         self.assertEqual(still_alive([int(pid_file.read_text())]), [])
 
+    def test_a_message_of_a_megabyte_and_a_keyboardinterrupt_are_said_as_errors_of_the_code(self):
+        huge = LESSON.replace('    result, i = [], 0\n', "    raise ValueError('z' * 2**20)\n", 1)
+        interrupted = LESSON.replace('    result, i = [], 0\n', '    raise KeyboardInterrupt\n', 1)
+        answers = check.check_many([huge, interrupted], check.lesson())
+        said = answers[0]['rule_merge_copies'][1][0]
+        self.assertEqual(said[0], 'raised')
+        self.assertLess(len(said[1]['error']), 400)
+        raised = answers[1]['rule_merge_copies'][1]
+        self.assertEqual(raised[0], ['raised', {'error': 'KeyboardInterrupt'}])
+        self.assertEqual(answers[1]['rule_init'][0], 'passed')  # the child went on to part 2
+
     def test_a_thread_the_learner_leaves_running_is_not_waited_for(self):
         waits = LESSON.replace('import json\n', 'import json\nimport threading\nimport time\n'
                                'threading.Thread(target=time.sleep, args=(60,)).start()\n', 1)

@@ -27,6 +27,7 @@ from lab.learner import keyboard
 STARTS = [(1, re.compile(r'def merge\b')), (2, re.compile(r'class BPE\b')),
           (3, re.compile(r'\s+(@classmethod|def train\b)')), (4, re.compile(r'\s+def encode\b')),
           (5, re.compile(r'\s+def (decode|state)\b')), (6, re.compile(r'if __name__\b'))]
+DETAIL = 300  # characters of an error's own message that are said
 # The errors the catalogs say in words, as 'error.NAME'
 KNOWN_ERRORS = ['AssertionError', 'AttributeError', 'FileNotFoundError', 'ImportError', 'IndentationError',
                 'IndexError',
@@ -96,6 +97,8 @@ def explain(error, path, source, seconds=None, settled=()):
         error.msg if isinstance(error, SyntaxError) else str(error)
     for folder in (os.path.dirname(os.__file__), os.getcwd()):  # Python's own, the tutor's copy: noise
         detail = detail.replace(os.path.join(folder, ''), '')
+    if len(detail) > DETAIL:  # an error's message may be a megabyte: a few lines of it say enough
+        detail = detail[:DETAIL - 3] + '...'
     line, function = where(error, path, source, settled)
     typed = keyboard_slip(error, kind, detail, source, line)
     if typed and 'typed' in typed[1]:  # a name in NFKC form: said as typed

@@ -275,8 +275,8 @@ def answer_for(name, folder, source, limit, settled, ran=None):
     except rules.Wrong as e:
         return ['failed', returned_in_a_loop(e.args[0], rules.PART_OF[name], source)], set()
     except BaseException as e:  # the learner's code failed: say what and where, in their file
-        if isinstance(e, KeyboardInterrupt):
-            raise
+        # (a KeyboardInterrupt too: the child has a session of its own, so no Ctrl-C of the
+        # terminal reaches it; one raised here is the learner's code's)
         stopped = set()
         if isinstance(e, rules.TooLong):  # said as the TimeoutError it is, where it was when time ran out
             e = TimeoutError().with_traceback(e.__traceback__)
