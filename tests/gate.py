@@ -12,7 +12,10 @@ is stopped when the budget is used up, and the tests after it skip. With this pr
 tokenizer.py nothing stands in and nothing is counted.
 """
 import functools
+import hashlib
 import importlib
+import json
+import os
 import signal
 import sys
 import threading
@@ -31,6 +34,7 @@ BUDGET = 20
 LESSON = ROOT / 'lab' / 'selfcheck' / 'lesson'  # the tutor's lesson-style files, which the tests run too
 
 PATH = ROOT / 'tokenizer.py'
+VERDICT = 'XSLM_TUTOR_VERDICT'  # the tutor's verdict, passed to the processes the tests start
 TUTOR = 'python3 -m lab.selfcheck shows where'
 
 
@@ -86,10 +90,28 @@ def gated_bpe(bpe, unusable):
     return type('BPE', (bpe,), body) if body else bpe
 
 
+def fingerprint():
+    """A sha256 of tokenizer.py and the lesson's three labs as they are now."""
+    digest = hashlib.sha256()
+    for path in [PATH, *(ROOT / 'lab' / f'{name}.py' for name in ['bpe_trace', 'unknown', 'token_count'])]:
+        try:
+            digest.update(path.read_bytes())
+        except OSError:
+            digest.update(b'-')
+    return digest.hexdigest()
+
+
 def install():
-    """Check tokenizer.py with the tutor and put in sys.modules what the tests may use of it."""
+    """Check tokenizer.py with the tutor and put in sys.modules what the tests may use of it. A
+    process a test starts (python3 -c 'from tests... import ...') takes the verdict from its
+    parent, for the same files, through the environment: the tutor runs once a suite."""
     global ANSWERS, UNUSABLE
-    ANSWERS, UNUSABLE = verdict()
+    said = json.loads(os.environ.get(VERDICT, '{}'))
+    if said.get('files') == fingerprint():
+        ANSWERS, UNUSABLE = None, {int(part): why for part, why in said['unusable'].items()}
+    else:
+        ANSWERS, UNUSABLE = verdict()
+        os.environ[VERDICT] = json.dumps({'files': fingerprint(), 'unusable': UNUSABLE})
     lesson = {part for part in rules.PARTS if part <= 6}
     if not UNUSABLE.keys() & lesson:
         time_the_learners_code()  # every part holds: the tests take it as it is, within BUDGET
