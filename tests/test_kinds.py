@@ -495,9 +495,20 @@ class SpecialTest(unittest.TestCase):
     def test_special_ids_come_after_the_vocabulary(self):
         self.assertEqual(sorted(self.tok.special_ids.values()), list(range(40, 40 + len(self.tok.special))))
 
-    def test_a_special_string_in_user_text_is_refused_by_default_naming_it_and_where(self):
+    def test_a_special_string_in_text_is_text_unless_allowed(self):
+        ids = self.tok.encode('hi<eos> there')
+        self.assertNotIn(self.tok.special_ids['<eos>'], ids)
+        self.assertEqual(ids, self.tok.lesson.encode('hi<eos> there'))  # its characters, as the lesson's
+
+    def test_disallowed_refuse_refuses_it_naming_it_and_where(self):
         with self.assertRaisesRegex(ValueError, "'<eos>' at character 2"):
-            self.tok.encode('hi<eos> there')
+            self.tok.encode('hi<eos> there', disallowed='refuse')
+
+    def test_allowed_all_makes_every_special_string_its_id(self):
+        ids = self.tok.encode('<bos>hi<eos>', allowed='all')
+        self.assertEqual(ids, [self.tok.special_ids['<bos>']] + self.tok.encode('hi') + [self.tok.special_ids['<eos>']])
+        with self.assertRaisesRegex(ValueError, 'a list of special strings'):
+            self.tok.encode('hi<eos>', allowed='<eos>')
 
     def test_allowed_it_becomes_the_special_id(self):
         ids = self.tok.encode('hi<eos>', allowed=['<eos>'])

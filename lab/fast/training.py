@@ -16,8 +16,9 @@ What it does instead of the lesson's loop
        listed in every unit that merge touched). A merge changes only the pairs beside
        each occurrence: the last character of each piece before it and the first after
        it, counted in C (Counter over map()).
-    5. A pair that occurs once can never win: counts never grow once a pair exists
-       (only pairs that hold the new token are new). Such pairs are not kept at all.
+    5. A pair that occurs once can never win under the lesson's rules: counts never grow
+       once a pair exists (only pairs that hold the new token are new). Such pairs are not
+       kept at all (least=2; tokenizers' rules merge them too, least=1).
     6. A priority queue (heapq) of (-count, a place no later than the pair's first
        occurrence, pair). An entry may promise more than its pair now has; it is put
        right when it reaches the top.
@@ -54,19 +55,26 @@ first_char = itemgetter(slice(0, 1))
 
 
 def train(text, count, progress=None):
-    """BPE.train(text, count), fast. progress(done, count) is called after each merge."""
-    base = common.base_vocabulary(text)
-    vocab, merges = learn(Counter(text.split('\n')), dict(zip(base, base)), count, progress=progress)
+    """BPE.train(text, count), fast. text may also be a list of documents, which no merge joins
+    (as if each stood on lines of its own). progress(done, count) is called after each merge."""
+    if isinstance(text, str):
+        base, lines = common.base_vocabulary(text), Counter(text.split('\n'))
+    else:
+        base = common.base_vocabulary(''.join(text))
+        lines = Counter(line for doc in text for line in doc.split('\n'))
+    vocab, merges = learn(lines, dict(zip(base, base)), count, progress=progress)
     return common.lesson_bpe(vocab, merges)
 
 
-def learn(lines, base, count, tie='first', progress=None):
+def learn(lines, base, count, tie='first', progress=None, least=2):
     """(vocab, merges) as BPE keeps them: up to count merges learned with the lesson's rules over
     lines, a dict of each distinct line (no '\n' in it) and how often it occurs, in order of
     first appearance. Any way of cutting a text into pieces that merges stay inside comes down
     to such lines (lab/kinds). base maps each character to its text in the vocabulary, in id
     order. tie: 'first', the pair whose first occurrence comes first wins a tie, as in the
-    lesson; 'sorted', the pair whose two texts sort first (then the smaller ids)."""
+    lesson; 'sorted', the pair whose two texts sort first (then the smaller ids); 'ids', the
+    pair of smaller ids (the first id, then the second), as the tokenizers library breaks them.
+    least: the fewest occurrences of a pair worth a merge (2 in the lesson, 1 in tokenizers)."""
     if not count:
         return list(base.values()), []  # the base alone: no pairs to count
     used = set(base) | {'\n'}
@@ -74,11 +82,11 @@ def learn(lines, base, count, tie='first', progress=None):
         raise ValueError(f'the text uses {len(used):,} distinct characters, leaving {spare(used):,} '
                          'code points free; lab.fast_bpe writes each new token as a free one: ask for '
                          f'at most {max(spare(used) - 1, 0):,} merges')
-    trainer = Trainer(lines, base, tie)
+    trainer = Trainer(lines, base, tie, least)
     while len(trainer.merges) < count:
         pair = trainer.choose()
         if pair is None:
-            break  # no pair is left that occurs twice
+            break  # no pair is left that occurs least times
         trainer.merge(pair)
         if progress:
             progress(len(trainer.merges), count)
@@ -137,8 +145,8 @@ def weight_runs(ks, run_of):
         i = j
 
 
-def count_pairs(units, run_of):
-    """{pair: weighted count} and {pair: the units that hold it}, for pairs that occur twice or more."""
+def count_pairs(units, run_of, least=2):
+    """{pair: weighted count} and {pair: the units that hold it}, for pairs that occur least times or more."""
     counts, where = {}, {}
     for k, unit in enumerate(units):
         weight = run_of[k][2]
@@ -148,7 +156,7 @@ def count_pairs(units, run_of):
                 where[pair].append(k)
             else:
                 counts[pair], where[pair] = n * weight, [k]
-    for pair in [pair for pair, n in counts.items() if n < 2 or '\n' in pair]:  # '\n' never merges
+    for pair in [pair for pair, n in counts.items() if n < least or '\n' in pair]:  # '\n' never merges
         del counts[pair], where[pair]
     return counts, where
 
@@ -180,14 +188,15 @@ class Trainer:
     choose() finds the next pair by the rules; merge(pair) makes it one token everywhere and
     puts the counts right."""
 
-    def __init__(self, lines, base, tie='first'):
-        self.vocab, self.merges = list(base.values()), []
+    def __init__(self, lines, base, tie='first', least=2):
+        self.vocab, self.merges, self.least = list(base.values()), [], least
         self.id_of = {ch: i for i, ch in enumerate(base)}
         used = set(base) | {'\n'}
         self.fresh = fresh_characters(used)
         self.spacer = next(self.fresh)  # joins the units of one weight for a merge: no pair holds it
         self.width = dict.fromkeys(used, 1)  # characters of text in each token
-        self.by_text = tie == 'sorted'
+        self.by_text, self.by_ids = tie == 'sorted', tie == 'ids'
+        self.texts = set(self.vocab) if self.by_ids else None  # what tokenizers checks a new token against
         self.lines_from = sum((len(line) + 1) * weight for line, weight in lines.items()) // LINES_EVERY
         lines = numbered(lines)
         # a place in the text as one number, line * stride + characters before it in the line,
@@ -196,7 +205,7 @@ class Trainer:
         self.units, self.numbers, self.run_of = units_of(lines, LARGE)
         del lines  # the units hold them now: a few MB less at peak
         self.first_line = [unit_lines[0] for unit_lines in self.numbers]
-        self.counts, self.where = count_pairs(self.units, self.run_of)  # where: may hold the pair
+        self.counts, self.where = count_pairs(self.units, self.run_of, least)  # where: may hold the pair
         self.large_units = True
         self.heap = [(-n, self.tie_key(pair, self.where[pair]), pair) for pair, n in self.counts.items()]
         heapify(self.heap)
@@ -206,12 +215,15 @@ class Trainer:
         self.block_sums = {}  # unit -> widths added up block by block, until the next merge
 
     def tie_key(self, pair, ks):
-        """What decides between pairs of one count: the texts of the two tokens (then their ids)
-        when sorting by text, else a place no later than the pair's first occurrence."""
-        if self.by_text:
-            a, b = self.id_of[pair[0]], self.id_of[pair[1]]
-            return self.vocab[a], self.vocab[b], a, b
-        return self.first_place(ks)
+        """What decides between pairs of one count: their two ids, the texts of the two tokens
+        (then their ids) when sorting by text, else a place no later than the pair's first
+        occurrence."""
+        if not (self.by_ids or self.by_text):
+            return self.first_place(ks)
+        a, b = self.id_of[pair[0]], self.id_of[pair[1]]
+        if self.by_ids:
+            return a << 32 | b  # (a, b) as one number: ids stay far below 2**32
+        return self.vocab[a], self.vocab[b], a, b
 
     def first_place(self, ks):
         """A place no later than anything in units ks: the start of the first line among them."""
@@ -221,7 +233,7 @@ class Trainer:
         """The most frequent pair; on a tie, the one whose first occurrence comes first (or whose
         texts sort first). None when no pair is left."""
         heap = self.heap
-        if self.by_text:  # each pair's key is known and never changes: the top entry wins
+        if self.by_text or self.by_ids:  # each pair's key is known and never changes: the top entry wins
             return heappop(heap)[2] if self.top() else None
         while self.top():
             n, bound, pair = heappop(heap)
@@ -294,23 +306,27 @@ class Trainer:
         self.width[new] = self.width[a] + self.width[b]
         self.id_of[new] = len(self.vocab)
         self.vocab.append(self.vocab[self.id_of[a]] + self.vocab[self.id_of[b]])
+        if self.by_ids:
+            self.refuse_twice(self.vocab[-1])
         self.merges.append([[self.id_of[a], self.id_of[b]], self.id_of[new]])
         before, after, touching, holders = self.merge_everywhere(pair, new)
         # x a b y became x new y: (x, a) and (b, y) lost, (x, new) and (new, y) made
         self.forget((x + a, n) for x, n in before.items())
         self.forget((b + y, n) for y, n in after.items())
-        made = {x + new: n for x, n in before.items() if n >= 2}  # a pair seen once can never win
-        made.update({new + y: n for y, n in after.items() if n >= 2})
+        least = self.least  # the lesson's: a pair seen once can never win
+        made = {x + new: n for x, n in before.items() if n >= least}
+        made.update({new + y: n for y, n in after.items() if n >= least})
         if touching:  # a b a b became new new: (b, a) lost, (new, new) made
             self.forget([(b + a, touching)])
-            if touching >= 2:
+            if touching >= least:
                 made[new + new] = touching
         if made:
             self.counts.update(made)
             self.where.update(dict.fromkeys(made, holders))  # shared: lists are replaced, never changed
-            bound = None if self.by_text else self.first_place(holders)
+            fixed = self.by_text or self.by_ids
+            bound = None if fixed else self.first_place(holders)
             for fresh_pair, n in made.items():
-                key = self.tie_key(fresh_pair, holders) if self.by_text else bound
+                key = self.tie_key(fresh_pair, holders) if fixed else bound
                 heappush(self.heap, (-n, key, fresh_pair))
         if self.large_units and n_best < self.lines_from:  # from here on pairs are rare
             self.cut_into_lines()
@@ -344,12 +360,22 @@ class Trainer:
             after.pop(edge, None)
         return before, after, touching, ks
 
+    def refuse_twice(self, text):
+        """A ValueError when a merge makes a token that is already in the vocabulary. tokenizers
+        gives such a merge the id the token has; a tokenizer here gives every merge an id of its
+        own. It has not been seen on real text or in the fuzz tests, so it is said, not hidden."""
+        if text in self.texts:
+            raise ValueError(f'merge {len(self.merges) + 1:,} makes {common.clip(repr(text), 30)}, already '
+                             'a token: the tokenizers library would give it that id, which no kind here '
+                             'can hold; ask for fewer merges')
+        self.texts.add(text)
+
     def forget(self, lost):
-        """Take (pair, occurrences) off the counts; a pair left with fewer than 2 goes."""
-        counts, where = self.counts, self.where
+        """Take (pair, occurrences) off the counts; a pair left with fewer than least goes."""
+        counts, where, least = self.counts, self.where, self.least
         for old, n in lost:
             left = counts.get(old, 0) - n
-            if left >= 2:
+            if left >= least:
                 counts[old] = left
             elif old in counts:
                 del counts[old], where[old]

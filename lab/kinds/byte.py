@@ -11,22 +11,30 @@ follow a layout written in its file; the one it trains with is a fixed contract:
 and byte b at 1 + b). A tokenizer made by the Hugging Face tokenizers library has its
 own order of bytes (lab.import_hf reads it into this kind, ids unchanged).
 
-It learns merges with the lesson's rules (ties go to the pair seen first, the newline byte
-stays a token of its own, stop when the best pair occurs fewer than 2 times), with the
-engine (lab/fast: learn) over the text's bytes spelled as the characters U+0000-U+00FF.
+It learns merges by one of two rules. rules='lesson', the default: the lesson's (ties go to
+the pair seen first, the newline byte stays a token of its own, stop when the best pair
+occurs fewer than 2 times), with the engine (lab/fast: learn) over the text's bytes
+spelled as the characters U+0000-U+00FF. rules='tokenizers': those of the Hugging Face
+tokenizers library's BpeTrainer with ByteLevel, as the course's next step trains: GPT-2's
+pattern cuts each document (a pattern of one's own or none if given), its special tokens
+take the first ids, then the 256 bytes in the order of the characters ByteLevel writes
+them as (BYTE_CHARACTERS, sorted), then one id per merge; the pair of smaller ids wins a
+tie, the newline merges like any byte, and a pair seen once may be merged, until the
+vocabulary has the size asked. tests/test_hf_rules.py holds it to tokenizers' own merges.
 With a pattern (lab/kinds/patterns.py) the text is cut into pieces first, as GPT-2 does.
 Encoding merges, in each piece, the pair learned first again and again, as tokenizers
 does. decode() joins the bytes of every id and decodes UTF-8 once, at the end, since one
-character's bytes may be split across tokens. A special string in the text is refused,
-or encoded as its plain bytes, as in lab/kinds/special.py: never as the special id.
+character's bytes may be split across tokens. A special string in the text is text, as in
+lab/kinds/special.py: it becomes the special id only where allowed.
 
 Its file: {"kind": "byte", "special": {"<pad>": 0, ...}, "byte_ids": [4, 5, ...],
 "merges": [[[a, b], new], ...], "pattern": null}.
 """
 from lab import common, fast
 from lab.fast.encoding import REMEMBERED, encode_line
-from lab.kinds.patterns import compiled, pattern_problem
+from lab.kinds.patterns import CHUNK, compiled, count_pieces, cut, pattern_problem
 from lab.kinds.special import encode_with_specials, special_problem
+from lab.kinds.texts import merges_to_learn, texts_of
 
 SPECIAL = ['<pad>', '<unk>', '<bos>', '<eos>']
 FIRST_BYTE = len(SPECIAL)          # byte b has id 4 + b in the contract
@@ -36,6 +44,21 @@ FIRST_MERGE = FIRST_BYTE + 256     # 260
 # 10,000 merges learned from a novel (Swann's Way) spell 65 KB in all: 16 MB is room for a
 # vocabulary hundreds of times that.
 MOST_BYTES = 2**24
+RULES = ['lesson', 'tokenizers']
+
+
+def byte_characters():
+    """[the character byte b is written as, for b in 0-255], as GPT-2 and tokenizers' ByteLevel
+    write bytes: printable bytes as themselves, the 68 others (controls, space, DEL, U+00A0 and
+    U+00AD) as U+0100, U+0101, ... in order."""
+    printable = [*range(0x21, 0x7F), *range(0xA1, 0xAD), *range(0xAE, 0x100)]
+    others = iter(range(0x100, 0x200))
+    return [chr(b) if b in printable else chr(next(others)) for b in range(256)]
+
+
+BYTE_CHARACTERS = byte_characters()
+BYTE_OF = {ch: b for b, ch in enumerate(BYTE_CHARACTERS)}
+AS_BYTE_CHARACTERS = {b: ch for b, ch in enumerate(BYTE_CHARACTERS)}  # for str.translate of a latin-1 str
 
 
 def refuse_surrogates(text):
@@ -84,44 +107,71 @@ class ByteBPE:
         self.missing = dict.fromkeys(b for b, i in enumerate(byte_ids) if i is None)
         newline = byte_ids[10]
         self.lines_apart = all(newline not in pair for pair, _ in merges)  # no merge joins '\n'
-        self.done = {}  # piece -> its ids: a piece met again is merged once
+        self.done = {}  # piece (or chunk of pieces) -> its ids: one met again is merged once
+        self.vocab = self.bytes_of  # what each id stands for: its bytes (a special token: its name's)
 
     @classmethod
-    def train(cls, text, count, special=SPECIAL, pattern=None):
-        """count merges learned on the bytes of text (inside its pieces, with a pattern)."""
-        if pattern is not None and pattern_problem(pattern):
-            raise ValueError(pattern_problem(pattern))
-        pieces = compiled(pattern).findall(text) if pattern else [text]
+    def train(cls, text, count=None, special=SPECIAL, pattern=None, *, vocab_size=None, rules='lesson'):
+        """count merges, or as many as make vocab_size ids, learned on the bytes of text (a str, or a
+        list of documents), inside its pieces with a pattern; by the lesson's rules or by those of
+        tokenizers (rules='tokenizers', where the pattern is GPT-2's unless given: the module's
+        docstring says how the two differ)."""
+        texts = texts_of(text)
+        if rules not in RULES:
+            raise ValueError(f'rules={rules!r}: one of {", ".join(RULES)}')
+        pattern = 'gpt2' if pattern is None and rules == 'tokenizers' else pattern
+        problem = (pattern is not None and pattern_problem(pattern)) or special_problem(special)
+        if problem:
+            raise ValueError(problem)
+        count = merges_to_learn(count, vocab_size, len(special) + 256, 'byte')
+        for doc in texts:
+            refuse_surrogates(doc)
+        if rules == 'tokenizers':
+            return train_as_tokenizers(cls, texts, count, special, pattern)
+        pieces = (piece for doc in texts for piece in (cut(pattern, doc) if pattern else [doc]))
         base = {chr(b): chr(b) for b in range(256)}  # byte b is id b here, renumbered below
         _, merges = fast.learn(fast.weighted_lines(map(as_chars, pieces)), base, count)
         first = len(special)
         ids = [first + b for b in range(256)] + list(range(first + 256, first + 256 + len(merges)))
         return cls([[[ids[a], ids[b]], ids[new]] for (a, b), new in merges], special, None, pattern)
 
-    def encode(self, text, allowed=(), disallowed='refuse'):
-        """The ids of text. A special string in it is refused, or with disallowed='plain' encoded
-        as its bytes; those in allowed become their ids (lab/kinds/special.py)."""
+    def encode(self, text, allowed=(), disallowed='plain'):
+        """The ids of text. A special string in it is text, encoded as its bytes, unless named in
+        allowed ('all': every one), where it becomes its id; disallowed='refuse' refuses one
+        that is not allowed instead (lab/kinds/special.py)."""
         refuse_surrogates(text)  # here, where the place is counted from the start of the text
         return encode_with_specials(text, self.special_ids, self.encode_plain, allowed, disallowed)
 
     def encode_plain(self, text):
         refuse_surrogates(text)
+        if self.pattern == 'gpt2':  # cut chunk by chunk, a chunk met again merged once (patterns.py)
+            chunks, regex = CHUNK.findall(text), compiled('gpt2')
+            ids = []
+            for chunk in chunks:
+                if chunk not in self.done:
+                    self.remember(chunk, [i for piece in regex.findall(chunk) for i in self.piece_ids(piece)])
+                ids += self.done[chunk]
+            return ids
         if self.pattern:
-            pieces = compiled(self.pattern).findall(text)
+            pieces = cut(self.pattern, text)
         else:
             pieces = compiled('line').findall(text) if self.lines_apart else [text]
-        ids = []
-        for piece in pieces:
-            if piece not in self.done:
-                if len(self.done) >= REMEMBERED:
-                    self.done.clear()
-                data = piece.encode('utf-8')
-                if self.missing:
-                    data = bytes(b for b in data if b not in self.missing)
-                self.done[piece] = encode_line(list(map(self.byte_ids.__getitem__, data)), self.ranks,
-                                               self.made, self.vocab_size)
-            ids += self.done[piece]
-        return ids
+        return [i for piece in pieces for i in self.piece_ids(piece)]
+
+    def piece_ids(self, piece):
+        """The ids of one piece: its bytes, merged pair by pair; a piece met again merged once."""
+        if piece not in self.done:
+            data = piece.encode('utf-8')
+            if self.missing:
+                data = bytes(b for b in data if b not in self.missing)
+            self.remember(piece, encode_line(list(map(self.byte_ids.__getitem__, data)), self.ranks,
+                                             self.made, self.vocab_size))
+        return self.done[piece]
+
+    def remember(self, piece, ids):
+        if len(self.done) >= REMEMBERED:
+            self.done.clear()
+        self.done[piece] = ids
 
     def decode(self, ids, skip_special=True):
         """The text of ids: special ids left out, or as their names."""
@@ -139,6 +189,29 @@ class ByteBPE:
 
     def token_bytes(self, i):
         return self.bytes_of[i]
+
+
+def train_as_tokenizers(cls, texts, count, special, pattern):
+    """A ByteBPE as tokenizers' BpeTrainer trains it on texts with ByteLevel's bytes: the special
+    tokens, the bytes in the order of their characters, then each merge, the most frequent pair
+    first and of those the pair of smaller ids, down to pairs seen once."""
+    bad = next((name for name in special if len(name) == 1 and name in BYTE_OF), None)
+    if bad is not None:  # tokenizers would give that byte the special token's id, and nothing to the byte
+        raise ValueError(f'the special token {bad!r} is the character tokenizers writes byte '
+                         f'{BYTE_OF[bad]} as: give it another name')
+    words = {}
+    for piece, n in count_pieces(pattern, texts).items():
+        word = as_chars(piece).translate(AS_BYTE_CHARACTERS)
+        words[word] = words.get(word, 0) + n
+    alphabet = sorted(BYTE_CHARACTERS)  # tokenizers sorts its alphabet by code point
+    vocab, merges = fast.learn(words, dict(zip(alphabet, alphabet)), count, tie='ids', least=1)
+    clash = next((name for name in special if name in vocab), None)
+    if clash is not None:  # tokenizers would give that merge the special token's id
+        raise ValueError(f'a merge makes {common.quoted(clash, 30)}, the name of a special token: '
+                         'give the special token another name, or cut the text with a pattern')
+    first = len(special)
+    byte_ids = [first + alphabet.index(ch) for ch in BYTE_CHARACTERS]
+    return cls([[[first + a, first + b], first + new] for (a, b), new in merges], special, byte_ids, pattern)
 
 
 def is_id(i):

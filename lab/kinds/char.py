@@ -6,6 +6,7 @@ keeps up with the other kinds on a book. Decoding and its checks are the lesson'
 file is the lesson's tokenizer.json, as it is: {"vocab": [...], "merges": [...]}.
 """
 from lab import common, fast
+from lab.kinds.texts import merges_to_learn, texts_of
 
 
 class CharBPE:
@@ -25,8 +26,12 @@ class CharBPE:
         self.fast_encode = fast.encoder(self.lesson)
 
     @classmethod
-    def train(cls, text, count):
-        tok = fast.train(text, count)
+    def train(cls, text, count=None, *, vocab_size=None):
+        """count merges, or as many as make vocab_size ids, learned on text (a str, or a list of
+        documents, which no merge joins)."""
+        texts = texts_of(text)
+        count = merges_to_learn(count, vocab_size, len(common.base_vocabulary(''.join(texts))), 'char')
+        tok = fast.train(texts, count)
         return cls(tok.vocab, tok.merges)
 
     def encode(self, text):

@@ -17,7 +17,8 @@ The ids are the lesson's: 0 unknown, the characters, then one per merge. Its fil
 {"kind": "piece", "vocab": [...], "merges": [...], "pattern": "gpt2"}.
 """
 from lab import common, fast
-from lab.kinds.patterns import compiled, pattern_problem
+from lab.kinds.patterns import cut, pattern_problem
+from lab.kinds.texts import merges_to_learn, texts_of
 
 
 class PieceBPE:
@@ -36,12 +37,15 @@ class PieceBPE:
         self.encode_piece = fast.encoder(self.lesson)
 
     @classmethod
-    def train(cls, text, count, pattern='gpt2'):
-        """Merges learned inside pieces only. The base vocabulary is the lesson's."""
+    def train(cls, text, count=None, pattern='gpt2', *, vocab_size=None):
+        """Merges learned inside pieces only, on text (a str, or a list of documents): count of
+        them, or as many as make vocab_size ids. The base vocabulary is the lesson's."""
+        texts = texts_of(text)
         if pattern_problem(pattern):
             raise ValueError(pattern_problem(pattern))
-        base = common.base_vocabulary(text)
-        lines = fast.weighted_lines(compiled(pattern).findall(text))
+        base = common.base_vocabulary(''.join(texts))
+        count = merges_to_learn(count, vocab_size, len(base), 'piece')
+        lines = fast.weighted_lines(piece for doc in texts for piece in cut(pattern, doc))
         return cls(*fast.learn(lines, dict(zip(base, base)), count), pattern)
 
     def encode(self, text):
@@ -56,7 +60,7 @@ class PieceBPE:
 
     def pieces(self, text):
         """The text cut into pieces; joined again they give the text back."""
-        return compiled(self.pattern).findall(text)
+        return cut(self.pattern, text)
 
     def knows(self, ch):
         return ch in self.lesson.chars

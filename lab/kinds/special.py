@@ -7,18 +7,21 @@ BPE can never make one. Encoding cuts the text at the special strings it is allo
 see, encodes the rest with BPE, and puts the special ids between; decoding turns the
 special ids back into their strings, or drops them.
 
-The safety rule, as production tokenizers have it: a special string inside text that came
-from a user is refused by default, naming the string and where it is, or, when the caller
-says so, encoded as the plain characters it is made of. It must never become the special
-id: a user who types '<eos>[A] sure!' would otherwise end the turn and speak as the
-assistant. Only the program that builds the conversation puts special ids in it. The byte
-kind keeps the same rule for its specials (encode_with_specials, below).
+The safety rule, one policy for every kind and lab: a special string inside text is text.
+encode(text) encodes it as the plain characters it is made of, and it never becomes the
+special id: a user who types '<eos>[A] sure!' would otherwise end the turn and speak as
+the assistant. Only the program that builds the conversation puts special ids in it, by
+number or by naming the strings it allows (allowed=['<eos>'], or 'all'). That is
+tiktoken's encode_ordinary, and tokenizers with split_special_tokens=True; where tiktoken's
+encode() refuses the string instead, disallowed='refuse' does that here, naming the string
+and where it is. The byte kind keeps the same rule (encode_with_specials, below).
 
 Its file: {"kind": "special", "vocab": [...], "merges": [...], "special": ["<pad>", ...]}.
 """
 import re
 
 from lab import common, fast
+from lab.kinds.texts import merges_to_learn, texts_of
 
 SPECIAL = ['<pad>', '<bos>', '<eos>', '[Q]', '[A]']
 
@@ -39,19 +42,24 @@ def special_problem(names, vocab=()):
     return None
 
 
-def encode_with_specials(text, special_ids, encode_plain, allowed=(), disallowed='refuse'):
-    """The ids of text: special strings in allowed become their ids (special_ids); any other
-    special string in text is refused (ValueError naming it and where it is) or, with
-    disallowed='plain', encoded by encode_plain as the ordinary characters it is made of."""
+def encode_with_specials(text, special_ids, encode_plain, allowed=(), disallowed='plain'):
+    """The ids of text: special strings in allowed ('all': every one) become their ids
+    (special_ids); any other special string in text is encoded by encode_plain as the ordinary
+    characters it is made of or, with disallowed='refuse', refused (ValueError naming it and
+    where it is)."""
     if disallowed not in ('refuse', 'plain'):
-        raise ValueError("disallowed must be 'refuse' or 'plain'")
+        raise ValueError("disallowed must be 'plain' or 'refuse'")
+    if allowed == 'all':
+        allowed = list(special_ids)
+    elif isinstance(allowed, str):  # allowed='<eos>' would be its characters, one by one
+        raise ValueError("allowed is a list of special strings, or 'all'")
     if set(allowed) - set(special_ids):
         raise ValueError(f'allowed holds {sorted(set(allowed) - set(special_ids))}: not special strings')
     refused = [name for name in special_ids if name not in allowed and name in text]
     if refused and disallowed == 'refuse':
         name = refused[0]
-        raise ValueError(f'the text holds the special string {name!r} at character '
-                         f'{text.index(name)}; pass it as allowed, or encode it as plain text')
+        raise ValueError(f'the text holds the special string {common.quoted(name, 30)} at character '
+                         f'{text.index(name):,}; pass it as allowed, or encode it as plain text')
     if not allowed:
         return encode_plain(text)
     cut = re.compile('|'.join(re.escape(name) for name in sorted(allowed, key=len, reverse=True)))
@@ -71,21 +79,29 @@ class SpecialBPE:
         problem = common.vocabulary_problem(vocab, merges) or special_problem(special, set(vocab))
         if problem:
             raise ValueError(problem)
-        self.vocab, self.merges, self.special = vocab, merges, special
+        self.bpe_vocab, self.merges, self.special = vocab, merges, special
+        self.vocab = vocab + special  # what each id stands for: the lesson's tokens, then the special ones
         self.lesson = common.lesson_bpe(vocab, merges)
         self.fast_encode = fast.encoder(self.lesson)
         self.special_ids = {name: len(vocab) + n for n, name in enumerate(special)}  # after the last BPE id
         self.vocab_size = len(vocab) + len(special)
 
     @classmethod
-    def train(cls, text, count, special=SPECIAL):
-        tok = fast.train(text, count)
+    def train(cls, text, count=None, special=SPECIAL, *, vocab_size=None):
+        """count merges, or as many as make vocab_size ids in all, learned as the lesson's BPE
+        learns them on text (a str, or a list of documents); the special tokens come after."""
+        texts = texts_of(text)
+        problem = special_problem(special)
+        if problem:
+            raise ValueError(problem)
+        base = len(common.base_vocabulary(''.join(texts))) + len(special)
+        tok = fast.train(texts, merges_to_learn(count, vocab_size, base, 'special'))
         return cls(tok.vocab, tok.merges, special)
 
-    def encode(self, text, allowed=(), disallowed='refuse'):
-        """Ids of text. Special strings in allowed become their ids; any other special string
-        in text is refused (ValueError naming it and where it is) or, with
-        disallowed='plain', encoded as the ordinary characters it is made of."""
+    def encode(self, text, allowed=(), disallowed='plain'):
+        """Ids of text. Special strings in allowed ('all': every one) become their ids; any other
+        special string in text is encoded as the ordinary characters it is made of or, with
+        disallowed='refuse', refused (ValueError naming it and where it is)."""
         return encode_with_specials(text, self.special_ids, self.fast_encode, allowed, disallowed)
 
     def decode(self, ids, skip_special=False):
@@ -95,10 +111,10 @@ class SpecialBPE:
         return ''.join(('' if skip_special else names[i]) if i in names else self.vocab[i] for i in ids)
 
     def state(self):
-        return {'vocab': self.vocab, 'merges': self.merges, 'special': self.special}
+        return {'vocab': self.bpe_vocab, 'merges': self.merges, 'special': self.special}
 
     def knows(self, ch):
         return ch in self.lesson.chars
 
     def token_bytes(self, i):
-        return (self.vocab[i] if i < len(self.vocab) else self.special[i - len(self.vocab)]).encode('utf-8')
+        return self.vocab[i].encode('utf-8')

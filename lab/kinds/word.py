@@ -20,6 +20,7 @@ from collections import Counter
 
 from lab import common, fast
 from lab.kinds.patterns import compiled
+from lab.kinds.texts import merges_to_learn, texts_of
 
 END = '</w>'  # shown for the space it stands for
 
@@ -50,11 +51,15 @@ class WordBPE:
         self.fast_encode = fast.encoder(self.spoken)
 
     @classmethod
-    def train(cls, text, count):
-        """Merges learned inside words; ties go to the pair that sorts first."""
+    def train(cls, text, count=None, *, vocab_size=None):
+        """Merges learned inside words of text (a str, or a list of documents), count of them or as
+        many as make vocab_size ids; ties go to the pair that sorts first."""
+        texts = texts_of(text)
         base = {common.UNKNOWN: common.UNKNOWN, ' ': END}
-        base.update((ch, ch) for ch in common.base_vocabulary(text)[1:] if ch != ' ')
-        vocab, merges = fast.learn(Counter(compiled('word').findall(text)), base, count, tie='sorted')
+        base.update((ch, ch) for ch in common.base_vocabulary(''.join(texts))[1:] if ch != ' ')
+        count = merges_to_learn(count, vocab_size, len(base), 'word')
+        words = Counter(word for doc in texts for word in compiled('word').findall(doc))
+        vocab, merges = fast.learn(words, base, count, tie='sorted')
         return cls(vocab, merges)
 
     def encode(self, text):

@@ -1,0 +1,118 @@
+"""Byte-level BPE trained with tokenizers' rules (ByteBPE.train(..., rules='tokenizers'), python3
+-m lab.fast_bpe --rules tokenizers): merge for merge what the tokenizers library trains with the
+course's settings, held to the library itself where it is installed (.ci/run installs it)."""
+import json
+import random
+import unittest
+from collections import Counter
+
+from lab.kinds import ByteBPE
+from lab.kinds.hf import to_hf
+from lab.kinds.patterns import compiled, count_pieces
+from lab.kinds.texts import documents
+from tests.project import MIXED
+from tests.test_export_hf import PROBES
+
+try:
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+except ImportError:  # optional
+    Tokenizer = None
+
+# Korean, code, runs of whitespace of every kind, emoji, contractions, digits of other scripts
+SAMPLES = [MIXED, *PROBES[:5], '\n\n'.join(PROBES) * 3,
+           'if x:\n        y = 1\n\n\n    \t z  \n' * 5 + '    return [1,  2,   3]\n' * 4,
+           '안녕하세요 여러분, 오늘은 토크나이저를 배웁니다. 안녕히 가세요! ' * 6 + '🙂🙃🙂 🙂🙂\n' * 3]
+
+
+def random_documents(seed, count=40):
+    """Documents of letters, Korean, emoji, digits, apostrophes and whitespace of every kind."""
+    rng = random.Random(seed)
+    alphabet = ['a', 'b', 'ab', 'the', ' ', '  ', '\n', '\t', '\r\n', "'s", "'", '1', '23', '.', '::', '안',
+                '녕', '😀', '👍🏽', '\u3000', '\xa0', '\x1c', 'Ä', '-', '    ', 'Q: ']
+    return [''.join(rng.choice(alphabet) for _ in range(rng.randrange(1, 60))) for _ in range(count)]
+
+
+def train_theirs(docs, vocab_size, special=('<eos>',)):
+    """The course's tokenizer, trained by the tokenizers library."""
+    tok = Tokenizer(models.BPE(unk_token=None))
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=list(special), show_progress=False,
+                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
+    tok.train_from_iterator(docs, trainer)
+    return tok
+
+
+def model_of(data):
+    """(vocabulary as strings in id order, merges as string pairs) of a tokenizers file's model."""
+    vocab = data['model']['vocab']
+    merges = [pair.split(' ') if isinstance(pair, str) else pair for pair in data['model']['merges']]
+    return sorted(vocab, key=vocab.get), merges
+
+
+class PiecesTest(unittest.TestCase):
+    def test_gpt2_pieces_counted_chunk_by_chunk_are_those_of_the_pattern(self):
+        for seed in range(30):
+            docs = random_documents(seed, 5)
+            with self.subTest(seed=seed):
+                want = Counter(piece for doc in docs for piece in compiled('gpt2').findall(doc))
+                self.assertEqual(count_pieces('gpt2', docs), want)
+
+
+class RulesTest(unittest.TestCase):
+    def test_the_layout_is_specials_then_bytes_in_their_characters_order(self):
+        tok = ByteBPE.train(MIXED, vocab_size=300, special=['<eos>'], rules='tokenizers')
+        self.assertEqual(tok.special_ids, {'<eos>': 0})
+        self.assertEqual(tok.byte_ids[ord('!')], 1)  # '!' is the first of the characters, sorted
+        self.assertEqual(tok.byte_ids[0], 1 + 188)  # byte 0 is written U+0100, after the 188 printable ones
+        self.assertEqual(tok.vocab_size, 300)
+        self.assertEqual(tok.pattern, 'gpt2')
+
+    def test_a_newline_merges_and_a_pair_seen_once_is_merged(self):
+        tok = ByteBPE.train(['x\n\n\n\n'], vocab_size=1 + 256 + 5, special=['<eos>'], rules='tokenizers')
+        self.assertEqual([tok.token_bytes(new) for _, new in tok.merges], [b'\n\n', b'\n\n\n\n'])
+
+    def test_a_tie_goes_to_the_pair_of_smaller_ids(self):
+        tok = ByteBPE.train(['zy ba'], vocab_size=1 + 256 + 1, special=['<eos>'], rules='tokenizers')
+        self.assertEqual(tok.token_bytes(tok.merges[0][1]), b'ba')  # in the lesson, 'zy' (seen first)
+
+    def test_vocab_size_below_the_base_is_refused(self):
+        with self.assertRaisesRegex(ValueError, 'starts with 257 ids'):
+            ByteBPE.train('abc', vocab_size=100, special=['<eos>'], rules='tokenizers')
+
+    def test_documents_are_cut_apart(self):
+        tok = ByteBPE.train(['ab', 'ab'], vocab_size=300, special=[], rules='tokenizers')
+        self.assertEqual(tok.vocab_size, 257)  # 'ab' once merged; no pair is left across the documents
+
+    def test_the_file_reads_back_the_same(self):
+        tok = ByteBPE.train(MIXED, vocab_size=400, special=['<eos>'], rules='tokenizers')
+        self.assertEqual(ByteBPE(**json.loads(json.dumps(tok.state()))).state(), tok.state())
+
+
+@unittest.skipIf(Tokenizer is None, 'needs the tokenizers package (pip install tokenizers)')
+class SameAsTokenizersTest(unittest.TestCase):
+    def assert_same(self, docs, vocab_size, special=('<eos>',)):
+        theirs = train_theirs(docs, vocab_size, special)
+        ours = ByteBPE.train(docs, vocab_size=vocab_size, special=list(special), rules='tokenizers')
+        data = json.loads(theirs.to_str())
+        self.assertEqual(model_of(to_hf(ours)), model_of(data))  # the vocabulary and the merges, in order
+        for text in docs[:5] + PROBES:
+            self.assertEqual(ours.encode(text), theirs.encode(text).ids, text[:40])
+
+    def test_the_samples_at_several_vocabulary_sizes(self):
+        for n, sample in enumerate(SAMPLES):
+            for vocab_size in [257, 260, 300, 500, 2000]:
+                with self.subTest(sample=n, vocab_size=vocab_size):
+                    self.assert_same(documents(sample)[0] or [sample], vocab_size)
+
+    def test_random_documents(self):
+        for seed in range(12):
+            with self.subTest(seed=seed):
+                self.assert_same(random_documents(seed), random.Random(seed).choice([280, 400, 1000]))
+
+    def test_other_special_tokens_and_none(self):
+        self.assert_same(documents(MIXED)[0], 400, ('<pad>', '<bos>', '<eos>'))
+        self.assert_same(documents(MIXED)[0], 400, ())
+
+    def test_the_lines_of_a_text_as_documents(self):
+        self.assert_same(documents(MIXED, 'lines')[0], 600)
