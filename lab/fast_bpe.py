@@ -1,6 +1,7 @@
 """Fast BPE: the very same tokenizer as tokenizer.py, in seconds; and other kinds.
 
-    python3 -m lab.fast_bpe [FILE] [--kind KIND] [--pattern NAME] [--special NAME ...]
+    python3 -m lab.fast_bpe [FILE] [--kind KIND] [--rules RULES] [--pattern NAME]
+                            [--special NAME ...] [--documents HOW]
                             [--merges N | --vocab-size N] [--out PATH] [--force]
 
 It learns exactly the merges BPE.train learns and gives exactly the ids BPE.encode
@@ -11,16 +12,25 @@ same, is written at the top of lab/fast/training.py and lab/fast/encoding.py.
 
 --kind trains another kind of lab/kinds (word, piece, byte, special) with the same engine
 and saves it in a file every --tokenizer lab reads. --pattern cuts the text first (piece:
-gpt2 unless given; byte: none unless given); --special names the special tokens (special
-and byte). --vocab-size N asks for N ids in all, the kind's base ids and then one per
-merge, as trainers of real tokenizers do; without it, the merges settings.json asks for.
+gpt2 unless given; byte: none unless given), by a name or a regular expression of your
+own; --special names the special tokens (special and byte). --vocab-size N asks for N ids
+in all, the kind's base ids and then one per merge, as trainers of real tokenizers do;
+without it, the merges settings.json asks for. --documents trains on the documents of the
+text apart, cut as lab.prepare cuts them (paragraphs or lines): no merge joins two.
+
+--rules tokenizers (byte) learns the merges the Hugging Face tokenizers library learns
+with the course's settings: GPT-2's pattern unless another is given, the special tokens
+first, the pair of smaller ids on a tie, the newline merged like any byte, until the
+vocabulary has the size asked. The lesson's rules (the default) break a tie by the pair
+seen first, never merge the newline, and stop below two occurrences.
 
 Try next: python3 -m lab.speed, then train on a book of your own, or the
-byte-level tokenizer of 4,096 ids, with <eos>, that the course's next step uses:
+byte-level tokenizer of 4,096 ids, with <eos>, that the course's next step trains:
     python3 -m lab.fast_bpe my-book.txt --merges 5000 --out my-book.json
-    python3 -m lab.fast_bpe my-book.txt --kind byte --special '<eos>' \\
-        --vocab-size 4096 --out gpt.json
+    python3 -m lab.fast_bpe my-book.txt --kind byte --rules tokenizers \\
+        --special '<eos>' --vocab-size 4096 --documents paragraphs --out gpt.json
 """
+import argparse
 import functools
 import os
 import sys
@@ -30,9 +40,12 @@ if not __package__:  # run as python3 lab/fast_bpe.py: then tokenizer cannot be 
     sys.exit('run this lab from the project folder as: python3 -m lab.fast_bpe')
 
 from lab import common, fast, kinds
-from lab.kinds.patterns import PIECE_PATTERNS
+from lab.kinds.byte import RULES
+from lab.kinds.patterns import PIECE_PATTERNS, pattern_problem
+from lab.kinds.texts import HOW, documents
 
-TAKES = {'pattern': ['piece', 'byte'], 'special': ['special', 'byte']}  # the options of each kind
+# the options of each kind
+TAKES = {'pattern': ['piece', 'byte'], 'special': ['special', 'byte'], 'rules': ['byte']}
 
 
 def show_progress(started):
@@ -56,10 +69,15 @@ def arguments():
     common.add_file(parser, 'the text to train on')
     parser.add_argument('--kind', choices=list(kinds.KINDS), default='char',
                         help='the kind of tokenizer (default: %(default)s, the lesson\'s)')
-    parser.add_argument('--pattern', choices=PIECE_PATTERNS, metavar='NAME',
-                        help=f'cut the text first ({", ".join(PIECE_PATTERNS)}): piece and byte')
+    parser.add_argument('--rules', choices=RULES, metavar='RULES',
+                        help="whose rules the merges follow: lesson (default) or tokenizers: byte")
+    parser.add_argument('--pattern', type=a_pattern, metavar='NAME',
+                        help=f'cut the text first ({", ".join(PIECE_PATTERNS)}, or a regular '
+                             'expression): piece and byte')
     parser.add_argument('--special', nargs='+', metavar='NAME',
                         help='special tokens, in the order of their ids: special and byte')
+    parser.add_argument('--documents', choices=HOW, metavar='HOW',
+                        help='train on the documents apart: paragraphs (between blank lines) or lines')
     size = parser.add_mutually_exclusive_group()
     size.add_argument('--merges', type=common.whole_number, metavar='N',
                       help='merges to learn (default: what settings.json asks for)')
@@ -81,30 +99,39 @@ def arguments():
     return args
 
 
+def a_pattern(text):
+    """--pattern: a name, or a regular expression that compiles and matches no empty string."""
+    problem = pattern_problem(text)
+    if problem:
+        raise argparse.ArgumentTypeError(problem)
+    return text
+
+
 def options(args):
     """The keyword arguments of the kind's train() that the command line gives."""
     return {name: getattr(args, name) for name in TAKES if getattr(args, name) is not None}
 
 
-def merges_for(args, text):
+def merges_for(args, texts):
     """How many merges to learn: --merges, or as many as make --vocab-size ids, or settings.json."""
     if args.vocab_size is None:
         return common.read_merge_count() if args.merges is None else args.merges
-    base = kinds.KINDS[args.kind].train(text, 0, **options(args)).vocab_size
+    base = kinds.KINDS[args.kind].train(texts, 0, **options(args)).vocab_size
     if args.vocab_size < base:
         raise ValueError(f'--vocab-size {args.vocab_size:,}: a {args.kind} tokenizer of this text starts '
                          f'with {base:,} ids')
     return args.vocab_size - base
 
 
-def train(args, text, count):
+def train(args, texts, count):
     """The tokenizer: the lesson's with the engine's progress line on a terminal, or another kind."""
     if args.kind != 'char':
-        common.status(f'training a {args.kind} tokenizer on {len(text):,} characters ...')
-        return kinds.KINDS[args.kind].train(text, count, **options(args))
+        size = sum(map(len, texts))
+        common.status(f'training a {args.kind} tokenizer on {size:,} characters ...')
+        return kinds.KINDS[args.kind].train(texts, count, **options(args))
     interactive = sys.stderr.isatty()
     try:
-        tok = fast.train(text, count, show_progress(time.monotonic()) if interactive else None)
+        tok = fast.train(texts, count, show_progress(time.monotonic()) if interactive else None)
     finally:
         if interactive:
             print(file=sys.stderr)  # end the progress line, also when Ctrl-C stops it
@@ -115,7 +142,7 @@ def describe(tok):
     """What sets a kind apart, as parts of one line: its kind, pattern and special tokens."""
     parts = [f'kind: {tok.kind}']
     if hasattr(tok, 'pattern'):
-        parts.append(f'pattern: {tok.pattern or "none"}')
+        parts.append(f'pattern: {common.shown(tok.pattern) if tok.pattern else "none"}')
     if tok.special_ids:
         named = (f'{common.shown(name)}={i}' for name, i in tok.special_ids.items())
         parts.append('special: ' + ' '.join(named))
@@ -129,8 +156,14 @@ def main():
                              kind=args.kind), inputs=[args.file, common.SETTINGS], force=args.force)
     text = common.read_text(args.file, 'give a UTF-8 text file')
     common.say_if_not_nfc(text, args.file)
-    count = merges_for(args, text)
-    tok = train(args, text, count)
+    texts = [text]
+    if args.documents:
+        texts, how = documents(text, args.documents)
+        if not texts:
+            raise ValueError(f'{args.file} holds no document: every line of it is blank; give a text')
+        print(f'documents: {len(texts):,} ({how}), trained apart')
+    count = merges_for(args, texts)
+    tok = train(args, texts, count)
     common.status()
     kinds.save(tok, args.out)
     merges = len(tok.state()['merges'])

@@ -9,7 +9,9 @@
 2. Encode each document with the tokenizer (any kind, lab/kinds) and end it with one
    <eos> when the tokenizer has that special token, as the course's byte-level one does;
    else with the newline id, the token at which the lesson's generator stops. Characters
-   the tokenizer has no id for are encoded as it encodes them, and counted in a line.
+   the tokenizer has no id for are encoded as it encodes them, and counted in a line; so is
+   a special string a document spells ('<eos>' in an article on tokenizers): it is kept as
+   text, where the tokenizers library would make it the special id.
 3. Split 95/5 into train.bin and val.bin in the folder PATH (default data, made if
    missing): at the document boundary nearest to 95 % of the tokens, or, with fewer than
    two documents, at 95 % of the tokens, as the course does. Ids are little-endian
@@ -23,10 +25,12 @@
    block_size ids from a random start, y the block_size ids one step later. y is what
    the model must predict: the next token at every position of x.
 
-Try next: a byte-level tokenizer with <eos>, as the course's next step trains:
-    python3 -m lab.fast_bpe data/mixed.txt --kind byte --special '<eos>' \\
-        --vocab-size 300 --out b.json
-    python3 -m lab.prepare data/mixed.txt --tokenizer b.json --out prepared
+Try next: the byte-level tokenizer with <eos> that the course's next step trains, on the
+same documents as the data:
+    python3 -m lab.fast_bpe data/mixed.txt --kind byte --rules tokenizers \\
+        --special '<eos>' --vocab-size 300 --documents paragraphs --out b.json
+    python3 -m lab.prepare data/mixed.txt --tokenizer b.json --out prepared \\
+        --documents paragraphs
 then read prepared/train.bin: array('H'), or numpy.memmap(path, dtype='<u2').
 """
 import hashlib
@@ -41,6 +45,7 @@ if not __package__:  # run as python3 lab/prepare.py: then tokenizer cannot be i
     sys.exit('run this lab from the project folder as: python3 -m lab.prepare')
 
 from lab import common, fast, kinds
+from lab.kinds.texts import HOW, documents
 
 BINS = ['train.bin', 'val.bin']
 TRAIN_SHARE = 0.95
@@ -48,18 +53,6 @@ TRAIN_SHARE = 0.95
 # batch is far smaller (nanoGPT's Shakespeare example: 64 windows of 256, 16,384 ids).
 BATCH_LIMIT = 2**22
 UINT16_LIMIT = 2 ** 16  # the lesson's rule: 32 bits once the vocabulary reaches 65,536
-
-
-def documents(text, how=None):
-    """(documents, how they were split): one a line ('lines'), paragraphs between blank lines
-    ('paragraphs'), or by default Q/A pairs when every line is Q: or A: in turn, else paragraphs."""
-    lines = [line for line in text.split('\n') if line.strip()]
-    if how == 'lines':
-        return lines, 'one a line'
-    if how is None and lines and all(line.startswith('QA'[n % 2] + ': ') for n, line in enumerate(lines)):
-        return ['\n'.join(lines[n:n + 2]) for n in range(0, len(lines), 2)], 'one Q/A pair each'
-    paragraphs = [p.strip('\n') for p in text.split('\n\n')]
-    return [p for p in paragraphs if p.strip()], 'paragraphs between blank lines'
 
 
 def split_at_document(lengths, share):
@@ -149,7 +142,7 @@ def arguments():
     common.add_tokenizer(parser, 'a saved tokenizer, of any kind')
     common.add_out(parser, Path('data'), 'the folder for train.bin, val.bin and meta.json (made if missing)',
                    'a file of this lab (in PATH)')
-    parser.add_argument('--documents', choices=['paragraphs', 'lines'], metavar='HOW',
+    parser.add_argument('--documents', choices=HOW, metavar='HOW',
                         help='what a document is: paragraphs (between blank lines) or lines (default: '
                              'Q/A pairs for the lesson\'s data, else paragraphs)')
     parser.add_argument('--block-size', type=common.positive, default=8, metavar='N',
@@ -212,7 +205,8 @@ def prepare(tok, text, out, block_size, jobs=None, name='the text', how=None):
     common.save_together([*((blob, out / file) for file, blob in blobs.items()), (meta, out / 'meta.json')])
     return {'docs': len(docs), 'how': how, 'train': train, 'val': val, 'train_docs': cut, 'dtype': dtype,
             'end': end, 'id_bytes': array(typecode).itemsize, 'back': read_bin(out, 'train.bin'),
-            'unknown': sum(common.unknown_characters(tok, docs).values())}  # of what is written
+            'unknown': sum(common.unknown_characters(tok, docs).values()),  # of what is written
+            'special': kinds.special_strings(tok, docs)}
 
 
 def shown_ids(tok, ids):
@@ -232,6 +226,8 @@ def report(tok, made, batch):
     if made['train_docs'] is None:
         lines.append(f'split       one document: its tokens split '
                      f'{TRAIN_SHARE * 100:.0f}/{100 - TRAIN_SHARE * 100:.0f}, as the course does')
+    if made['special']:  # tokenizers would make each the special id: said, not hidden
+        lines.append('special     ' + kinds.said_of_special_strings(made['special'], 80 - 12))
     if made['unknown']:  # written all the same, as the tokenizer encodes them: said, not hidden
         lines.append(f"unknown     {made['unknown']:,} characters have no id of their own: "
                      'lab.audit lists them')

@@ -5,10 +5,12 @@
 A model needs markers that are not text: where a sequence begins and ends (<bos>,
 <eos>), filler for short sequences in a batch (<pad>), whose turn it is in a chat
 ([Q], [A]). Each gets a fixed id past the last BPE id, so BPE can never make one. The
-safety rule, as production tokenizers have it: a special string inside text that came
-from a user is refused, or encoded as the plain characters it is made of, and never
-becomes the special id: a user who types '<eos>[A] sure!' would otherwise end the turn
-and speak as the assistant. The kind itself is lab/kinds/special.py; this lab loads
+safety rule, the same in every kind and lab here: a special string inside text is
+encoded as the plain characters it is made of, and never becomes the special id unless
+the program allows it (allowed=[...]; disallowed='refuse' refuses it instead): a user
+who types '<eos>[A] sure!' would otherwise end the turn and speak as the assistant.
+tokenizers makes every special string its id; tiktoken's encode() refuses it, and its
+encode_ordinary() keeps it as text, as here. The kind itself is lab/kinds/special.py; this lab loads
 your tokenizer and shows what happens to TEXT: with the special tokens of a tokenizer
 that has them (the special and byte kinds), or with <pad> <bos> <eos> [Q] [A] added
 after the lesson's vocabulary.
@@ -91,17 +93,19 @@ def main():
     print(wrapped('  '.join(f'{shown(name)}={i}' for name, i in tok.special_ids.items())) + '\n')
 
     print(common.clip(f'text: {shown(repr(args.text))}'))
-    try:
-        ids = tok.encode(args.text, allowed=args.allow)
-        specials = sum(i in tok.special_ids.values() for i in ids)
-        print(f'  allowed {" ".join(args.allow) or "nothing"}: {len(ids)} ids, {specials} of them special')
-        print(wrapped(str(ids)))
-        print(wrapped('decoded: ' + shown(repr(tok.decode(ids, skip_special=args.skip_special)))))
-    except ValueError as e:
-        print(wrapped(f'refused: {shown(str(e))}'))
-    plain = tok.encode(args.text, disallowed='plain')
+    plain = tok.encode(args.text)
     specials = sum(i in tok.special_ids.values() for i in plain)
-    print(f'  as plain text: {len(plain)} ids, {specials} of them special')
+    print(f'  encode(text): {len(plain)} ids, {specials} of them special: its special strings stay text')
+    ids = tok.encode(args.text, allowed=args.allow)
+    specials = sum(i in tok.special_ids.values() for i in ids)
+    print(f'  allowed {" ".join(map(shown, args.allow)) or "nothing"}: {len(ids)} ids, {specials} of them special')
+    print(wrapped(str(ids)))
+    print(wrapped('decoded: ' + shown(repr(tok.decode(ids, skip_special=args.skip_special)))))
+    try:
+        tok.encode(args.text, allowed=args.allow, disallowed='refuse')
+        print("  disallowed='refuse': nothing to refuse")
+    except ValueError as e:
+        print(wrapped(f"disallowed='refuse': {shown(str(e))}"))
 
     print('\na chat program puts the specials in; what the user typed stays text:')
     turn = conversation(tok, args.text, 'no.')

@@ -8,7 +8,8 @@ import unittest
 from lab import kinds
 from lab.common import problem_with, width
 from lab.kinds import KINDS, ByteBPE, CharBPE, SpecialBPE
-from lab.kinds.hf import BYTE_CHARACTERS, from_hf, to_hf
+from lab.kinds.byte import BYTE_CHARACTERS
+from lab.kinds.hf import from_hf, to_hf
 from lab.kinds.patterns import PATTERNS, PIECE_PATTERNS, compiled
 from tests.project import MIXED, TEXT, copy_project, inside, trained
 from tests.test_fuzz import fuzz_texts

@@ -3,9 +3,13 @@
 course's settings, held to the library itself where it is installed (.ci/run installs it)."""
 import json
 import random
+import tempfile
 import unittest
+from array import array
 from collections import Counter
+from pathlib import Path
 
+from lab import prepare
 from lab.kinds import ByteBPE
 from lab.kinds.hf import to_hf
 from lab.kinds.patterns import compiled, count_pieces
@@ -116,3 +120,30 @@ class SameAsTokenizersTest(unittest.TestCase):
 
     def test_the_lines_of_a_text_as_documents(self):
         self.assert_same(documents(MIXED, 'lines')[0], 600)
+
+    def test_prepare_writes_the_ids_the_courses_numpy_code_writes(self):
+        # the course: each document's ids from tokenizers, then <eos>, all in one uint16 array
+        text = '\n\n'.join([MIXED, *SAMPLES[1:]])
+        docs = documents(text, 'paragraphs')[0]
+        theirs = train_theirs(docs, 700)
+        course = array('H', [i for doc in docs for i in theirs.encode(doc).ids + [theirs.token_to_id('<eos>')]])
+        ours = ByteBPE.train(docs, vocab_size=700, special=['<eos>'], rules='tokenizers')
+        with tempfile.TemporaryDirectory() as folder:
+            made = prepare.prepare(ours, text, Path(folder), 8, how='paragraphs')
+            written = b''.join((Path(folder) / name).read_bytes() for name in ['train.bin', 'val.bin'])
+        self.assertEqual(written, course.tobytes())  # id for id, the split at a document aside
+        self.assertEqual(made['special'], {})
+
+    def test_prepare_keeps_a_spelled_eos_as_text_and_says_so(self):
+        docs = ['the <eos> token', 'a second document here']
+        ours = ByteBPE.train(docs, vocab_size=300, special=['<eos>'], rules='tokenizers')
+        with tempfile.TemporaryDirectory() as folder:
+            made = prepare.prepare(ours, '\n\n'.join(docs), Path(folder), 2, how='paragraphs')
+        self.assertEqual(made['special'], {'<eos>': 1})
+        self.assertEqual(made['train'] + made['val'], ours.encode(docs[0]) + [0] + ours.encode(docs[1]) + [0])
+        self.assertEqual((made['train'] + made['val']).count(0), 2)  # the two that end the documents
+        self.assertIn('kept as text', '\n'.join(prepare.report(ours, made, ([[0]], [[0]], True, Args()))))
+
+
+class Args:  # what prepare.report reads of the command line
+    batch_size, block_size, seed = 1, 1, 1

@@ -32,6 +32,7 @@ import hashlib
 import inspect
 import json
 import os
+from collections import Counter
 
 from lab import common
 from lab.fast import encoding
@@ -131,10 +132,24 @@ def default_path(kind):
 
 def plain(tok):
     """A function that encodes text with tok as plain text: a special string in it stays its
-    characters, never a special id. What the tools measure and prepare with."""
+    characters, never a special id (every kind's encode() does that unless told otherwise).
+    What the tools measure and prepare with."""
     if tok.special_ids:
         return lambda text: tok.encode(text, disallowed='plain')
     return tok.encode
+
+
+def special_strings(tok, texts):
+    """Counter of tok's special strings as texts spell them: what a lab encodes as text, and says."""
+    return Counter({name: n for name in tok.special_ids
+                    for n in [sum(text.count(name) for text in texts)] if n})
+
+
+def said_of_special_strings(found, columns=80):
+    """One line for the special strings a lab met in a text and kept as text (special_strings)."""
+    listed = ' '.join(f'{common.shown(name)}×{n:,}' for name, n in found.most_common(3))
+    more = ' ...' if len(found) > 3 else ''
+    return common.clip(f'{sum(found.values()):,} spelled in the text ({listed}{more}), kept as text', columns)
 
 
 def describe(tok):

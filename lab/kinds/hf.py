@@ -28,9 +28,9 @@ text that holds none. And tokenizers knows \\p{L} and \\p{N} of a newer Unicode 
 Python 3.11's unicodedata: a letter added since (such as U+1C89) is cut differently.
 """
 from lab import common
-from lab.kinds.byte import ByteBPE
+from lab.kinds.byte import BYTE_CHARACTERS, BYTE_OF, ByteBPE
 from lab.kinds.char import CharBPE
-from lab.kinds.patterns import PATTERNS, PIECE_PATTERNS
+from lab.kinds.patterns import PATTERNS, PIECE_PATTERNS, for_tokenizers, pattern_problem
 from lab.kinds.piece import PieceBPE
 from lab.kinds.special import SpecialBPE
 from lab.kinds.word import END, WordBPE
@@ -39,18 +39,6 @@ NO_MODEL_OPTIONS = {'dropout': None, 'continuing_subword_prefix': None, 'end_of_
                     'fuse_unk': False, 'byte_fallback': False, 'ignore_merges': False}
 FUSE = {'type': 'Fuse'}
 BYTE_LEVEL_DECODER = {'type': 'ByteLevel', 'add_prefix_space': True, 'trim_offsets': True, 'use_regex': True}
-
-
-def byte_characters():
-    """[the character byte b is written as, for b in 0-255]: printable bytes as themselves,
-    the 68 others (controls, space, DEL, U+00A0 and U+00AD) as U+0100, U+0101, ... in order."""
-    printable = [*range(0x21, 0x7F), *range(0xA1, 0xAD), *range(0xAE, 0x100)]
-    others = iter(range(0x100, 0x200))
-    return [chr(b) if b in printable else chr(next(others)) for b in range(256)]
-
-
-BYTE_CHARACTERS = byte_characters()
-BYTE_OF = {ch: b for b, ch in enumerate(BYTE_CHARACTERS)}
 
 
 # Ours to theirs ---------------------------------------------------------------------------
@@ -96,7 +84,8 @@ def added_token(name, i):
 
 
 def split(pattern):
-    return {'type': 'Split', 'pattern': {'Regex': PATTERNS[pattern]}, 'behavior': 'Isolated', 'invert': False}
+    return {'type': 'Split', 'pattern': {'Regex': for_tokenizers(pattern)}, 'behavior': 'Isolated',
+            'invert': False}
 
 
 def byte_level(use_regex):
@@ -217,12 +206,14 @@ def read_pre_tokenizer(step):
 
 
 def split_pattern(step):
-    """The name of the pattern a Split pre-tokenizer cuts with, if it is one of ours."""
+    """The pattern a Split pre-tokenizer cuts with: the name of one of ours, else its regular
+    expression, when Python reads it (patterns.pattern_problem)."""
     if type_of(step) != 'Split':
         raise ValueError(f'no kind here has its pre-tokenizer ({type_of(step)})')
     regex = step.get('pattern', {}).get('Regex') if isinstance(step.get('pattern'), dict) else None
-    name = next((name for name in [*PIECE_PATTERNS, 'word'] if PATTERNS[name] == regex), None)
-    if name is None or step.get('behavior') != 'Isolated' or step.get('invert'):
+    name = next((name for name in [*PIECE_PATTERNS, 'word'] if PATTERNS[name] == regex), regex)
+    if not isinstance(name, str) or step.get('behavior') != 'Isolated' or step.get('invert') \
+            or (name != 'word' and pattern_problem(name)):
         raise ValueError(f'no kind here cuts with the pattern of its {type_of(step)}')
     return name
 
