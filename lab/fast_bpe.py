@@ -25,10 +25,10 @@ vocabulary has the size asked. The lesson's rules (the default) break a tie by t
 seen first, never merge the newline, and stop below two occurrences.
 
 Try next: python3 -m lab.speed, then train on a book of your own, or the
-byte-level tokenizer of 4,096 ids, with <eos>, that the course's next step trains:
+byte-level tokenizer of 4,096 ids, with <eos>, of the course's next step:
     python3 -m lab.fast_bpe my-book.txt --merges 5000 --out my-book.json
     python3 -m lab.fast_bpe my-book.txt --kind byte --rules tokenizers \\
-        --special '<eos>' --vocab-size 4096 --documents paragraphs --out gpt.json
+        --special '<eos>' --vocab-size 4096 --documents paragraphs
 """
 import argparse
 import functools

@@ -25,8 +25,8 @@
    block_size ids from a random start, y the block_size ids one step later. y is what
    the model must predict: the next token at every position of x.
 
-Try next: the byte-level tokenizer with <eos> that the course's next step trains, on the
-same documents as the data:
+Try next: the byte-level tokenizer with <eos> that the course's next step
+trains, on the same documents as the data:
     python3 -m lab.fast_bpe data/mixed.txt --kind byte --rules tokenizers \\
         --special '<eos>' --vocab-size 300 --documents paragraphs --out b.json
     python3 -m lab.prepare data/mixed.txt --tokenizer b.json --out prepared \\

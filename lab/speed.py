@@ -13,7 +13,11 @@ memory never counts against the next:
   - the first quarter, the first half and the whole file: if time and memory double
     with the text, they grow linearly;
   - the lesson's own BPE.train on K merges (default 20) of the first 200,000
-    characters, next to fast_bpe on the same: the reason fast_bpe exists.
+    characters, next to fast_bpe on the same: the reason fast_bpe exists;
+  - the course's next-step tokenizer (byte-level, tokenizers' rules, <eos>, 4,096 ids,
+    the paragraphs as documents), trained and encoded here (lab.fast_bpe --rules
+    tokenizers, then every document as lab.prepare encodes them) and by tokenizers
+    (train_from_iterator, encode_batch), with the peak memory of each.
 Times are wall-clock and vary from run to run: compare ratios, and run it twice.
 
 With --kinds, every tokenizer kind instead (lab/kinds/: char, word, piece, byte, special) on
@@ -41,6 +45,7 @@ if not __package__:  # run as python3 lab/speed.py: then tokenizer cannot be imp
     sys.exit('run this lab from the project folder as: python3 -m lab.speed')
 
 from lab import common, fast, kinds
+from lab.kinds.texts import documents
 from tokenizer import BPE
 
 try:
@@ -55,6 +60,7 @@ MEASURABLE_FROM = 100_000  # characters: on less, timings are mostly the cost of
 # takes about 2 s to train; an hour is room for a text a thousand times larger
 CHILD_SECONDS = 3600
 ANSWER = '@@lab.speed '  # starts a child's answer, so that a print in tokenizer.py is never read as one
+COURSE_IDS = 4096  # the course's next step: a byte-level tokenizer of 4,096 ids, <eos> among them
 
 
 def seconds(work, *args):
@@ -123,6 +129,30 @@ def measure_theirs(path, merges, part):
     return {'train': train_s, 'encode': encode_s, 'peak': peak_mb()}
 
 
+def measure_course(path, who):
+    """The course's tokenizer trained on the paragraphs of path and every paragraph encoded,
+    here (who='ours') or by the tokenizers library ('theirs'); the peak memory counts the
+    processes that encoded (RUSAGE_CHILDREN: the largest of them) on top of this one."""
+    docs, _ = documents(common.read_text(path), 'paragraphs')
+    if who == 'ours':
+        tok, train_s = seconds(lambda: kinds.KINDS['byte'].train(docs, vocab_size=COURSE_IDS, special=['<eos>'],
+                                                                 rules='tokenizers'))
+        _, encode_s = seconds(kinds.encode_many, tok, docs)
+    else:
+        from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+        tok = Tokenizer(models.BPE(unk_token=None))
+        tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+        tok.decoder = decoders.ByteLevel()
+        trainer = trainers.BpeTrainer(vocab_size=COURSE_IDS, special_tokens=['<eos>'], show_progress=False,
+                                      initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
+        _, train_s = seconds(tok.train_from_iterator, docs, trainer)
+        _, encode_s = seconds(tok.encode_batch, docs)
+    peak = peak_mb()
+    if peak is not None:  # ru_maxrss of the children is in KiB on Linux (they are not on macOS)
+        peak += resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 2**10
+    return {'train': train_s, 'encode': encode_s, 'peak': peak}
+
+
 def measure_lesson(path, merges):
     text = common.read_text(path)[:LESSON_CHARS]
     _, lesson_s = seconds(BPE.train, text, merges)
@@ -157,6 +187,23 @@ def has_tokenizers():
         return metadata.version('tokenizers')
     except metadata.PackageNotFoundError:
         return None
+
+
+def report_course(results, theirs_version):
+    """The course's tokenizer, here and in tokenizers: a row each, and ours over theirs."""
+    rows = [['file', 'trained by', 'train s', 'encode s', 'peak MB']]
+    for name, r in results:
+        ours, theirs = r['course'], r.get('course theirs')
+        rows.append([name, 'this project', f"{ours['train']:.2f}", f"{ours['encode']:.2f}", mb(ours['peak'])])
+        if theirs:
+            rows.append(['', 'tokenizers', f"{theirs['train']:.2f}", f"{theirs['encode']:.2f}", mb(theirs['peak'])])
+            rows.append(['', 'ours/theirs'] + [f"{ours[k] / max(theirs[k], 1e-9):.2f}" if ours[k] and theirs[k]
+                                               else '-' for k in ('train', 'encode', 'peak')])
+    print(f"\nthe course's tokenizer: byte-level, tokenizers' rules, <eos>, {COURSE_IDS:,} ids, the")
+    print('paragraphs as documents; encoded: every document (encode_batch in tokenizers)\n')
+    print(common.table(rows, right=range(2, 5)))
+    if not theirs_version:
+        print('(pip install tokenizers to measure it there too)')
 
 
 def report(results, merges, jobs, lesson_merges, theirs_version):
@@ -196,6 +243,7 @@ def report(results, merges, jobs, lesson_merges, theirs_version):
     print(f"\nthe lesson's BPE.train against lab.fast_bpe: {lesson_merges} merges of the")
     print(f'first {LESSON_CHARS:,} characters\n')
     print(common.table(lesson, right=range(1, 4)))
+    report_course(results, theirs_version)
 
 
 def report_kinds(results, merges):
@@ -286,6 +334,8 @@ def child_figures(args):
     figures = {'ours': lambda: measure_ours(path, args.merges, float(part), args.jobs),
             'theirs': lambda: measure_theirs(path, args.merges, float(part)),
             'lesson': lambda: measure_lesson(path, args.lesson_merges),
+            'course': lambda: measure_course(path, 'ours'),
+            'course-theirs': lambda: measure_course(path, 'theirs'),
             **{f'kind-{kind}': functools.partial(measure_kind, path, kind, args.merges)
                for kind in kinds.KINDS},
             'read': lambda: len(common.read_text(path))}
@@ -319,8 +369,10 @@ def measure(path, args, theirs_version):
     r = {'ours': [in_fresh_python('--child', 'ours', path, part, '--merges', args.merges, '--jobs',
                                   args.jobs if part == 1 else 1) for part in (0.25, 0.5, 1)],
          'lesson': in_fresh_python('--child', 'lesson', path, 1, '--lesson-merges', args.lesson_merges)}
+    r['course'] = in_fresh_python('--child', 'course', path, 1)
     if theirs_version:
         r['theirs'] = in_fresh_python('--child', 'theirs', path, 1, '--merges', args.merges)
+        r['course theirs'] = in_fresh_python('--child', 'course-theirs', path, 1)
     return r
 
 
