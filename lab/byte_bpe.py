@@ -60,6 +60,8 @@ def main():
     chars = len(char_tok.encode(text))
     print(common.fill(f'round trip of {name}: OK, {len(ids):,} tokens '
                       f'(character-level, {len(char_tok.merges)} merges: {chars:,})', '', '  '))
+    if kinds.special_strings_line(tok, [text]):
+        print(kinds.special_strings_line(tok, [text]))
     print(f'saved {common.shown(str(args.out))} and loaded it back\n')
     rows = sample_rows(tok, char_tok)
     print(common.table(rows, right={1, 3}))

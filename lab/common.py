@@ -779,6 +779,16 @@ def add_out(parser, default, what, kind):
     parser.add_argument('--force', action='store_true', help=f'replace PATH even if it is not {kind}')
 
 
+def checked_by(problem_of):
+    """An argparse type that takes a value as typed, unless problem_of(value) says what is wrong."""
+    def check(text):
+        problem = problem_of(text)
+        if problem:
+            raise argparse.ArgumentTypeError(problem)
+        return text
+    return check
+
+
 def whole_number(text):
     """An argparse type: a whole number >= 0."""
     if not text.isdigit():

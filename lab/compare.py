@@ -85,6 +85,9 @@ def main():
         where = f'trained and measured on all {len(text):,} characters (--holdout to hold some out)'
     print(common.fill(f'{args.merges:,} merges asked of each kind on {name}; {where}') + '\n')
     print(common.table(figure_rows(figures), right={1, 2, 3, 4, 5, 7}))
+    specials = kinds.special_strings_line(kinds.SpecialBPE.train(measured, 0), [measured])  # the special kind's
+    if specials:
+        print(specials)
     print('\n' + common.fill("unknown: tokens for a character the kind never saw; each comes back as "
                              "'\\ufffd', and the round trip fails") + '\n')
     print('one line, token by token:')

@@ -89,6 +89,8 @@ def report(tok, named_texts, slices=True):
         while common.width(row[0]) > most:  # cut by the columns shown: Hangul takes two
             row[0] = row[0][:-2] + '~'
     print(common.table(rows, right=range(1, len(HEADER))))
+    if kinds.special_strings_line(tok, [text for _, text in named_texts]):
+        print(kinds.special_strings_line(tok, [text for _, text in named_texts]))
     unknown = ('the unknown id' if tok.unknown_id is not None else
                'no id: a byte tokenizer leaves out a byte it has no id for')
     print('\n' + common.fill('chars, tokens: of the lines, newlines not counted; ch/tok, B/tok: characters '

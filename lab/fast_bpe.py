@@ -30,7 +30,6 @@ byte-level tokenizer of 4,096 ids, with <eos>, of the course's next step:
     python3 -m lab.fast_bpe my-book.txt --kind byte --rules tokenizers \\
         --special '<eos>' --vocab-size 4096 --documents paragraphs
 """
-import argparse
 import functools
 import os
 import sys
@@ -71,7 +70,7 @@ def arguments():
                         help='the kind of tokenizer (default: %(default)s, the lesson\'s)')
     parser.add_argument('--rules', choices=RULES, metavar='RULES',
                         help="whose rules the merges follow: lesson (default) or tokenizers: byte")
-    parser.add_argument('--pattern', type=a_pattern, metavar='NAME',
+    parser.add_argument('--pattern', type=common.checked_by(pattern_problem), metavar='NAME',
                         help=f'cut the text first ({", ".join(PIECE_PATTERNS)}, or a regular '
                              'expression): piece and byte')
     parser.add_argument('--special', nargs='+', metavar='NAME',
@@ -97,14 +96,6 @@ def arguments():
     if len(set(args.special or [])) < len(args.special or []):
         parser.error('--special names a token twice')
     return args
-
-
-def a_pattern(text):
-    """--pattern: a name, or a regular expression that compiles and matches no empty string."""
-    problem = pattern_problem(text)
-    if problem:
-        raise argparse.ArgumentTypeError(problem)
-    return text
 
 
 def options(args):
@@ -177,6 +168,8 @@ def main():
         print(f'(asked for {count} merges; no pair occurs twice after {merges})')
     encode = kinds.plain(tok) if args.kind != 'char' else lambda t: fast.encode(tok.lesson, t)
     print('roundtrip:', 'OK' if tok.decode(encode(text)) == text else 'FAILED', encode('Q: hi\nA: '))
+    if kinds.special_strings_line(tok, texts):
+        print(kinds.special_strings_line(tok, texts))
     print(f'saved {common.shown(str(args.out))}')
 
 

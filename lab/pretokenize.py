@@ -1,6 +1,6 @@
 """Pre-tokenization: cut the text into pieces, then merge only inside the pieces.
 
-    python3 -m lab.pretokenize [FILE] [--merges N] [--pattern gpt2|gpt4|line|space]
+    python3 -m lab.pretokenize [FILE] [--merges N] [--pattern gpt2|gpt4|line|space|REGEX]
 
 The lesson's BPE sees the text as one long sequence, so its merges join across words:
 ' y' (a space and the start of 'you'), 's ' (the end of a word and a space). Real
@@ -18,7 +18,7 @@ if not __package__:  # run as python3 lab/pretokenize.py: then tokenizer cannot 
 
 from lab import common
 from lab.kinds import CharBPE, PieceBPE
-from lab.kinds.patterns import PIECE_PATTERNS
+from lab.kinds.patterns import PIECE_PATTERNS, pattern_problem
 
 SHOWN_MERGES = 12
 
@@ -28,17 +28,20 @@ def main():
     common.add_file(parser, 'the text to train on')
     parser.add_argument('--merges', type=common.whole_number, default=50, metavar='N',
                         help='merges to learn (default: %(default)s)')
-    parser.add_argument('--pattern', choices=sorted(PIECE_PATTERNS), default='gpt2',
-                        help='how to cut the text into pieces (default: %(default)s)')
+    parser.add_argument('--pattern', type=common.checked_by(pattern_problem), default='gpt2', metavar='NAME',
+                        help=f'how to cut the text into pieces ({", ".join(PIECE_PATTERNS)}, or a regular '
+                             'expression; default: %(default)s)')
     args = parser.parse_args()
     text = common.read_text(args.file)
     pre = PieceBPE.train(text, args.merges, args.pattern)
+    label = args.pattern if args.pattern in PIECE_PATTERNS else 'regex'  # a column's heading
     if ''.join(pre.pieces(text)) != text:
-        raise ValueError(f'the {args.pattern} pattern does not cover every character of {args.file}')
+        raise ValueError(f'the {label} pattern does not cover every character of {args.file}')
     plain = CharBPE.train(text, args.merges)
     name = common.shown(args.file.name)
-    print(f'{args.merges} merges asked on {name}: pre-tokenized ({args.pattern}) against the lesson\'s\n')
-    rows = [['', f'{args.pattern} pieces', 'the lesson (whole text)']]
+    print(common.clip(f'{args.merges} merges asked on {name}: pre-tokenized ({common.shown(args.pattern)}) '
+                      "against the lesson's") + '\n')
+    rows = [['', f'{label} pieces', 'the lesson (whole text)']]
     for n in range(min(SHOWN_MERGES, max(len(pre.merges), len(plain.merges)))):
         rows.append([str(n + 1)] + [common.clip(common.shown(repr(tok.vocab[tok.merges[n][1]])), 34)
                                     if n < len(tok.merges) else '' for tok in (pre, plain)])
@@ -49,7 +52,7 @@ def main():
     print(f'\npieces of the first line:\n  {common.clip(cut, 78)}')
     print()
     print(common.table([['tokenizer', 'merges', 'tokens', 'chars/token'],
-                        row(f'{args.pattern} pieces', pre, text), row("the lesson's", plain, text)],
+                        row(f'{label} pieces', pre, text), row("the lesson's", plain, text)],
                        right={1, 2, 3}))
     back = pre.decode(pre.encode(text))
     if back != text:

@@ -81,6 +81,8 @@ def main():
     for line in render(tok, ids, common.use_colour(), columns):
         print(line)
     print(f'{len(args.text)} characters, {len(ids)} tokens')
+    if kinds.special_strings_line(tok, [args.text]):
+        print(kinds.special_strings_line(tok, [args.text]))
 
 
 if __name__ == '__main__':

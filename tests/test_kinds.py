@@ -83,6 +83,38 @@ class ShapeTest(unittest.TestCase):
         self.assertTrue(states[0].startswith('[["lesson"'), states[0][:200])
         self.assertEqual(states[0], states[1])
 
+    def test_vocab_says_what_each_id_stands_for(self):
+        for name, Kind in KINDS.items():
+            with self.subTest(name):
+                tok = Kind.train(MIXED, 30)
+                self.assertEqual(len(tok.vocab), tok.vocab_size)
+                for i in range(tok.vocab_size):
+                    held = tok.vocab[i] if name == 'byte' else tok.vocab[i].replace('</w>', ' ').encode('utf-8')
+                    self.assertEqual(held, tok.token_bytes(i))
+
+    def test_vocab_size_asks_for_ids_in_all(self):
+        for name, Kind in KINDS.items():
+            with self.subTest(name):
+                base = Kind.train(MIXED, 0).vocab_size
+                self.assertEqual(Kind.train(MIXED, vocab_size=base + 7).vocab_size, base + 7)
+                with self.assertRaisesRegex(ValueError, f'starts with {base:,} ids'):
+                    Kind.train(MIXED, vocab_size=base - 1)
+                with self.assertRaisesRegex(TypeError, 'one of the two'):
+                    Kind.train(MIXED, 5, vocab_size=base + 5)
+
+    def test_a_list_of_documents_is_trained_with_no_merge_across_two(self):
+        docs = ['xyz', 'xyz', 'xyz', 'zx']  # joined, 'zx' would be the likeliest pair after 'xy' and 'yz'
+        for name, Kind in KINDS.items():
+            with self.subTest(name):
+                tok = Kind.train(docs, 20)
+                made = [tok.token_bytes(new) for _, new in tok.state()['merges']]
+                self.assertTrue(made)
+                self.assertFalse([token for token in made if b'zx' in token and token != b'zx'], made)
+                self.assertEqual([tok.decode(tok.encode(doc)) for doc in docs], docs)
+                self.assertEqual(Kind.train(docs[:1], 5).state(), Kind.train(docs[0], 5).state())
+        with self.assertRaisesRegex(TypeError, 'a str or a list of str'):
+            KINDS['char'].train(b'bytes', 5)
+
     def test_zero_merges_is_the_base_vocabulary_alone(self):
         for name, Kind in SHAPED.items():
             with self.subTest(name):

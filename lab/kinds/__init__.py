@@ -1,6 +1,7 @@
 """The tokenizer kinds the labs teach, each in the one shape tokenizer.BPE has.
 
     tok = Kind.train(text, count)   # count: merges to learn, as in the lesson
+    tok = Kind.train(docs, vocab_size=4096)   # or a list of documents, to a vocabulary size
     ids = tok.encode(text)
     text = tok.decode(ids)
     tok = Kind(**tok.state())       # state(): what JSON can hold, all it takes to rebuild
@@ -11,9 +12,15 @@
   byte     byte.py     UTF-8 bytes are the base: no text is ever unknown
   special  special.py  the lesson's BPE and markers such as <eos>, with ids BPE can never make
 
+A list of documents is cut apart (lab/kinds/texts.py): no merge joins two of them. A
+special string in a text is text: encode(text) never makes a special id of it unless the
+string is in allowed (a list, or 'all'); disallowed='refuse' refuses it instead.
+
 Besides the shape, each kind tells the tools what they need to hold it beside the others:
   kind            its name above, also in its file
-  vocab_size      how many ids it has
+  vocab           what each id stands for, vocab[i] for id i as in the lesson: its text
+                  (the byte kind: its bytes, since a token may hold part of a character)
+  vocab_size      how many ids it has, len(vocab)
   unknown_id      the id of what it does not know (None where nothing can be unknown)
   special_ids     {name: id} of its special tokens ({} when it has none)
   knows(ch)       whether a character is encoded as itself, not as unknown
@@ -150,6 +157,13 @@ def said_of_special_strings(found, columns=80):
     listed = ' '.join(f'{common.shown(name)}×{n:,}' for name, n in found.most_common(3))
     more = ' ...' if len(found) > 3 else ''
     return common.clip(f'{sum(found.values()):,} spelled in the text ({listed}{more}), kept as text', columns)
+
+
+def special_strings_line(tok, texts):
+    """'special strings: ...' when texts spell any of tok's special strings, else None: what a lab
+    that encodes a user's text says of them, in one line."""
+    found = special_strings(tok, texts)
+    return 'special strings: ' + said_of_special_strings(found, 80 - 17) if found else None
 
 
 def describe(tok):
