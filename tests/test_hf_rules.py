@@ -11,7 +11,7 @@ from pathlib import Path
 
 from lab import prepare
 from lab.kinds import ByteBPE
-from lab.kinds.hf import to_hf
+from lab.kinds.hf import from_hf, to_hf
 from lab.kinds.patterns import compiled, count_pieces
 from lab.kinds.texts import documents
 from tests.project import MIXED
@@ -120,6 +120,15 @@ class SameAsTokenizersTest(unittest.TestCase):
 
     def test_the_lines_of_a_text_as_documents(self):
         self.assert_same(documents(MIXED, 'lines')[0], 600)
+
+    def test_a_special_token_named_as_a_byte_character_is_that_bytes_id_when_imported(self):
+        theirs = train_theirs(['a b', 'a  b c', 'hello world'], 270, special=('Ġ', '<eos>'))
+        ours = from_hf(json.loads(theirs.to_str()))
+        self.assertEqual(ours.byte_ids[ord(' ')], ours.special_ids['Ġ'])
+        for text in ['a b', 'hello  world\n', ' x']:  # 'Ġ' itself: there its id, here text
+            self.assertEqual(ours.encode(text), theirs.encode(text).ids, text)
+        with self.assertRaisesRegex(ValueError, "'Ġ' is the character tokenizers writes byte 32 as"):
+            ByteBPE.train('a b', vocab_size=270, special=['Ġ'], rules='tokenizers')
 
     def test_prepare_writes_the_ids_the_courses_numpy_code_writes(self):
         # the course: each document's ids from tokenizers, then <eos>, all in one uint16 array

@@ -363,6 +363,12 @@ class WordTest(unittest.TestCase):
                 with self.subTest(text=text[:30]):
                     self.assertEqual(tok.encode(other), replayed(tok, other))
 
+    def test_an_unknown_whitespace_character_stays_a_word_of_its_own(self):
+        tok = WordBPE.train('\ufffd a \ufffd b \ufffd c', 3)
+        self.assertIn('\ufffd</w>', tok.vocab)  # a merge on the unknown id and the space
+        self.assertEqual(tok.encode('x\t y'), [0, 0, 1, 0])  # '\t' is no word's end: as in tokenizers
+        self.assertEqual(tok.encode('x y'), [tok.vocab.index('\ufffd</w>'), 0])
+
     def test_a_merge_that_would_join_two_words_is_refused(self):
         tok = WordBPE.train('ab ab\n', 0)  # ids: 0 unknown, 1 </w>, 2 '\n', 3 'a', 4 'b'
         with self.assertRaisesRegex(ValueError, 'not inside one word'):
@@ -488,6 +494,12 @@ class ByteTest(unittest.TestCase):
         ids = tok.encode('안')
         self.assertEqual(tok.decode(ids), '안')
         self.assertEqual(tok.decode(ids[:2]), '\ufffd')  # a cut-off character is replaced
+
+    def test_a_newline_with_no_id_is_left_out_and_the_bytes_around_it_merge(self):
+        byte_ids = [None] * 256
+        byte_ids[ord('a')], byte_ids[ord('b')] = 0, 1
+        tok = ByteBPE([[[0, 1], 2]], {}, byte_ids)  # as tokenizers trains on lines, with no newline byte
+        self.assertEqual(tok.encode('a\nb'), [2])  # tokenizers: [2] (the newline skipped, then 'ab')
 
     def test_a_state_off_its_layout_is_refused(self):
         for state in [{'merges': [[[4, 5], 261]]}, {'merges': [[[4, 300], 260]]}, {'merges': 'x'},

@@ -91,7 +91,7 @@ class ByteBPE:
         if problem:
             raise ValueError(problem)
         self.special_ids, self.byte_ids, self.merges, self.pattern = special, byte_ids, merges, pattern
-        self.vocab_size = len(special) + sum(i is not None for i in byte_ids) + len(merges)
+        self.vocab_size = len(special) + len(byte_only(special, byte_ids)) + len(merges)
         self.bytes_of = [b''] * self.vocab_size
         for name, i in special.items():
             self.bytes_of[i] = name.encode('utf-8')
@@ -105,8 +105,10 @@ class ByteBPE:
         self.made = [new for _, new in merges]
         # bytes without an id (a tokenizer trained on few) are left out, as tokenizers does
         self.missing = dict.fromkeys(b for b, i in enumerate(byte_ids) if i is None)
+        # cut at line ends when no merge joins '\n'; a newline with no id is left out, and the bytes
+        # on either side of it may merge, as in tokenizers
         newline = byte_ids[10]
-        self.lines_apart = all(newline not in pair for pair, _ in merges)  # no merge joins '\n'
+        self.lines_apart = newline is not None and all(newline not in pair for pair, _ in merges)
         self.done = {}  # piece (or chunk of pieces) -> its ids: one met again is merged once
         self.vocab = self.bytes_of  # what each id stands for: its bytes (a special token: its name's)
 
@@ -218,6 +220,14 @@ def is_id(i):
     return type(i) is int and i >= 0
 
 
+def byte_only(special, byte_ids):
+    """The ids of bytes that are not also a special token's. A tokenizers file may name a special
+    token as the character ByteLevel writes a byte as ('Ġ', the space): there the byte is encoded
+    as that token's id, which stands for the byte."""
+    names = {i: name for name, i in special.items()}
+    return [i for b, i in enumerate(byte_ids) if i is not None and names.get(i) != BYTE_CHARACTERS[b]]
+
+
 def layout_problem(special, byte_ids, merges, pattern):
     """What is wrong with a byte tokenizer's layout, or None: each id from 0 up used once, by a
     special, a byte or a merge; merges make their ids in increasing order, each of two ids that
@@ -234,7 +244,7 @@ def layout_problem(special, byte_ids, merges, pattern):
     if not isinstance(merges, list) or not all(common.is_merge(m) for m in merges):
         return 'merges must be a list of [[a, b], new_id] with whole numbers'
     size = {i: 1 for i in byte_ids if i is not None}  # id -> how many bytes it spells
-    taken = list(special.values()) + list(size) + [new for _, new in merges]
+    taken = list(special.values()) + byte_only(special, byte_ids) + [new for _, new in merges]
     if sorted(taken) != list(range(len(taken))):
         return f'the ids of specials, bytes and merges must be 0 to {len(taken) - 1}, each used once'
     before = -1

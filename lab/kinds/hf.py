@@ -225,6 +225,8 @@ def byte_kind(vocab, merges, special, pattern):
     byte_ids = [None] * 256
     for i, piece in enumerate(vocab):
         if piece in special:
+            if len(piece) == 1 and piece in BYTE_OF and special[piece] == i:  # its byte's id too, as there
+                byte_ids[BYTE_OF[piece]] = i
             continue
         if len(piece) == 1 and piece in BYTE_OF:
             byte_ids[BYTE_OF[piece]] = i

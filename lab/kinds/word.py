@@ -16,13 +16,15 @@ for merges training made is replaying them in order.
 The ids: 0 the unknown character, 1 </w>, then the other characters in code point order,
 then one per merge. Its file: {"kind": "word", "vocab": [...], "merges": [...]}.
 """
+import re
 from collections import Counter
 
 from lab import common, fast
-from lab.kinds.patterns import compiled
+from lab.kinds.patterns import WHITESPACE, compiled
 from lab.kinds.texts import merges_to_learn, texts_of
 
 END = '</w>'  # shown for the space it stands for
+SPACE = re.compile(f'[{WHITESPACE}]')  # what the word pattern takes for whitespace: a word of its own
 
 
 class WordBPE:
@@ -63,8 +65,17 @@ class WordBPE:
         return cls(vocab, merges)
 
     def encode(self, text):
-        # no merge joins two words (each is inside one, above), so the text can be merged whole
-        return self.fast_encode(text)
+        # no merge joins two words (each is inside one, above), so the text can be merged whole;
+        # but for one place: an unknown whitespace character, a word of its own, is id 0, and a
+        # merge made on the unknown id ('\ufffd</w>', say) would join it to the space after it.
+        # The text is cut at such characters, as tokenizers cuts it into words
+        unknown_spaces = [ch for ch in set(text) if ch not in self.spoken.chars and SPACE.match(ch)]
+        if not unknown_spaces:
+            return self.fast_encode(text)
+        ids = []
+        for part in re.split(f'([{re.escape("".join(unknown_spaces))}])', text):
+            ids += [self.unknown_id] if len(part) == 1 and part in unknown_spaces else self.fast_encode(part)
+        return ids
 
     def decode(self, ids):
         """The text of ids, END read as the space it stands for (a literal '</w>' stays)."""
