@@ -3,6 +3,7 @@ lab.import_hf): the same tokenizer either way, and tokenizers itself gives the s
 import ast
 import json
 import random
+import re
 import unittest
 
 from lab import kinds
@@ -10,6 +11,7 @@ from lab.common import problem_with, width
 from lab.kinds import KINDS, ByteBPE, CharBPE, SpecialBPE
 from lab.kinds.byte import BYTE_CHARACTERS
 from lab.kinds.hf import from_hf, to_hf
+from lab.kinds.categories import LETTERS, NUMBERS
 from lab.kinds.patterns import PATTERNS, PIECE_PATTERNS, compiled
 from tests.project import MIXED, TEXT, copy_project, inside, trained
 from tests.test_fuzz import fuzz_texts
@@ -203,6 +205,21 @@ class HuggingFaceTest(unittest.TestCase):
         self.assertEqual(tok.vocab_size, hf.get_vocab_size())
         text = 'a<sep>b<cls>c<eos>'
         self.assertEqual(tok.encode(text, allowed=names), hf.encode(text).ids)
+
+    def test_letters_and_numbers_are_the_code_points_tokenizers_reads_as_such(self):
+        # up to plane 3, the last with letters or numbers (a second a class to read them all)
+        points = ''.join(chr(p) for p in range(0x40000) if not 0xD800 <= p < 0xE000)
+        self.assertEqual(re.findall(f'[{LETTERS}{NUMBERS}]', ''.join(map(chr, range(0x40000, 0x110000)))), [])
+        for name, held in [('L', LETTERS), ('N', NUMBERS)]:
+            with self.subTest(name):
+                cut = pre_tokenizers.Split(Regex(f'\\p{{{name}}}+'), 'removed', invert=True)
+                theirs = ''.join(piece for piece, _ in cut.pre_tokenize_str(points))  # the runs that match
+                self.assertEqual(''.join(re.findall(f'[{held}]+', points)), theirs)
+
+    def test_a_letter_newer_than_this_pythons_unicode_is_cut_as_tokenizers_cuts_it(self):
+        text = 'ab\u0870cd \u1c89x'  # Unicode 14.0 and 16.0 letters
+        split = pre_tokenizers.Split(Regex(PATTERNS['gpt2']), 'isolated')
+        self.assertEqual(compiled('gpt2').findall(text), [piece for piece, _ in split.pre_tokenize_str(text)])
 
     def test_the_patterns_cut_where_tokenizers_cuts(self):
         rng = random.Random(8)

@@ -22,10 +22,9 @@ decoders.ByteLevel, special tokens such as <eos>): its byte order is its own, ke
 byte kind's layout. What it cannot read exactly (another model, a normalizer, a merge it
 does not know) is a ValueError naming it.
 
-Two things differ by design. tokenizers turns a special string in the text into its id;
+One thing differs by design. tokenizers turns a special string in the text into its id;
 the kinds here keep it as text unless asked (allowed=...): the same ids either way on
-text that holds none. And tokenizers knows \\p{L} and \\p{N} of a newer Unicode than
-Python 3.11's unicodedata: a letter added since (such as U+1C89) is cut differently.
+text that holds none. Letters and numbers are tokenizers' own (lab/kinds/categories.py).
 """
 from lab import common
 from lab.kinds.byte import BYTE_CHARACTERS, BYTE_OF, ByteBPE

@@ -2,11 +2,12 @@
 
 A pre-tokenizer cuts the text first, and no merge ever joins two pieces. GPT-2 and GPT-4
 write their patterns with \\p{L} (a letter of any script) and \\p{N} (a number of any
-script). Python's re has neither, so they are built here from unicodedata: every code
-point whose category starts with L, or with N. Written out like that, Python cuts a text
-exactly where the Hugging Face tokenizers library does with the pattern as written (and
-its \\s is Unicode's whitespace, a little narrower than Python's), so lab.export_hf can
-hand the same pattern over; tests/test_export_hf.py compares the two.
+script). Python's re has neither, so they are written out here as the ranges of code
+points tokenizers reads them as (lab/kinds/categories.py), the same on every Python.
+Written out like that, Python cuts a text exactly where the Hugging Face tokenizers
+library does with the pattern as written (and its \\s is Unicode's whitespace, a little
+narrower than Python's), so lab.export_hf can hand the same pattern over;
+tests/test_export_hf.py compares the two.
 
   gpt2   GPT-2's: contractions ('s 't 're 've 'm 'll 'd), a run of letters, of numbers
          or of other symbols, each with one optional space in front, then whitespace.
@@ -25,12 +26,11 @@ as tokenizers' Split with behavior 'isolated' cuts it. One that does not compile
 matches the empty string, is refused (pattern_problem).
 """
 import functools
-import itertools
 import re
-import unicodedata
 from collections import Counter
 
 from lab import common
+from lab.kinds.categories import LETTERS, NUMBERS
 
 PATTERNS = {
     'gpt2': r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+""",
@@ -70,22 +70,9 @@ def pattern_problem(pattern):
     return None
 
 
-@functools.lru_cache(maxsize=None)
 def classes():
-    """{'L': ..., 'N': ...}: the code points of each category group, as ranges for a [class]."""
-    groups = {'L': [], 'N': []}
-    group = lambda point: unicodedata.category(chr(point))[0]  # noqa: E731
-    start = 0
-    for key, run in itertools.groupby(range(0x110000), key=group):
-        end = start + sum(1 for _ in run)
-        if key in groups:
-            groups[key].append(f'{escaped(start)}-{escaped(end - 1)}' if end - start > 1 else escaped(start))
-        start = end
-    return {key: ''.join(ranges) for key, ranges in groups.items()}
-
-
-def escaped(point):
-    return f'\\U{point:08x}' if point > 0xFFFF else f'\\u{point:04x}'
+    """{'L': ..., 'N': ...}: the code points of letters and of numbers, as ranges for a [class]."""
+    return {'L': LETTERS, 'N': NUMBERS}
 
 
 def spelled(source, letters, numbers):
@@ -109,8 +96,7 @@ def spelled(source, letters, numbers):
 
 @functools.lru_cache(maxsize=64)
 def compiled(pattern):
-    """The pattern (a name, or a regular expression), compiled for Python's re (the first with
-    \\p{L} takes 0.2 s more)."""
+    """The pattern (a name, or a regular expression), compiled for Python's re."""
     source = PATTERNS.get(pattern, pattern)
     if '\\p{' not in source:
         return re.compile(spelled(source, '', ''))
@@ -119,8 +105,7 @@ def compiled(pattern):
 
 def for_tokenizers(pattern):
     """The pattern as the tokenizers library reads it: as written, since its \\s is WHITESPACE
-    and it knows \\p{L} and \\p{N} (from a newer Unicode than Python 3.11's: a letter added since,
-    such as U+1C89, is cut apart here and kept in a run there)."""
+    and it knows \\p{L} and \\p{N} (as lab/kinds/categories.py writes them out)."""
     return PATTERNS.get(pattern, pattern)
 
 
