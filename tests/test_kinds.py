@@ -17,6 +17,7 @@ from unittest import mock
 from lab import kinds
 from lab.common import MEMORY_PER_TEXT_BYTE, UNKNOWN
 from lab.kinds import KINDS, ByteBPE, CharBPE, PieceBPE, SpecialBPE, WordBPE
+from lab.kinds.hf import to_hf
 from lab.kinds.byte import FIRST_BYTE, FIRST_MERGE
 from lab.kinds.patterns import PIECE_PATTERNS, compiled
 from lab.kinds.word import END
@@ -548,6 +549,30 @@ class SpecialTest(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "'<eos>' at character 2"):
             self.tok.encode('hi<eos> there', disallowed='refuse')
 
+    def test_a_hundred_thousand_special_names_cost_no_scan_of_each(self):
+        names = [f'<s{n}>' for n in range(100_000)]
+        tok = SpecialBPE(self.tok.vocab[:40], self.tok.merges, names)
+        texts = ['hi <s5> and <s99999>, <s7'] * 2000
+        self.assertEqual(kinds.special_strings(tok, texts), {'<s5>': 2000, '<s99999>': 2000})
+        ids = tok.encode(texts[0], allowed=['<s99999>'])
+        self.assertEqual(ids.count(tok.special_ids['<s99999>']), 1)
+        with self.assertRaisesRegex(ValueError, "'<s5>' at character 3"):
+            tok.encode(texts[0], disallowed='refuse')
+        self.assertEqual(len([tok.encode(text) for text in texts]), 2000)  # none scans the names
+
+    def test_text_that_spells_a_special_name_trains_and_the_name_stays_text(self):
+        tok = SpecialBPE.train('<eos>\na <eos>\n' * 20, 40)
+        self.assertIn('<eos>', tok.lesson.vocab)  # learned from the text, as text
+        self.assertNotIn(tok.special_ids['<eos>'], tok.encode('a <eos>'))
+        self.assertEqual(tok.encode('a <eos>', allowed=['<eos>'])[-1], tok.special_ids['<eos>'])
+        with self.assertRaisesRegex(ValueError, 'twice'):  # a tokenizers file gives a string one id
+            to_hf(tok)
+
+    def test_the_longest_special_string_at_a_place_wins(self):
+        tok = SpecialBPE(self.tok.vocab[:40], self.tok.merges, ['<e', '<eos>', 'os>'])
+        found = tok.encode('a<eos>', allowed='all')
+        self.assertEqual(found[-1], tok.special_ids['<eos>'])
+
     def test_allowed_all_makes_every_special_string_its_id(self):
         ids = self.tok.encode('<bos>hi<eos>', allowed='all')
         self.assertEqual(ids, [self.tok.special_ids['<bos>']] + self.tok.encode('hi') + [self.tok.special_ids['<eos>']])
@@ -571,7 +596,7 @@ class SpecialTest(unittest.TestCase):
             self.assertEqual(ids, lesson.encode(text))
 
     def test_only_special_strings_can_be_allowed(self):
-        with self.assertRaisesRegex(ValueError, 'not special strings'):
+        with self.assertRaisesRegex(ValueError, 'no special string of this tokenizer'):
             self.tok.encode('hi', allowed=['<x>'])
 
 

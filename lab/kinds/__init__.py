@@ -46,6 +46,7 @@ from lab.fast import encoding
 from lab.kinds.byte import ByteBPE
 from lab.kinds.char import CharBPE
 from lab.kinds.piece import PieceBPE
+from lab.kinds import special
 from lab.kinds.special import SpecialBPE
 from lab.kinds.word import WordBPE
 
@@ -148,8 +149,11 @@ def plain(tok):
 
 def special_strings(tok, texts):
     """Counter of tok's special strings as texts spell them: what a lab encodes as text, and says."""
-    return Counter({name: n for name in tok.special_ids
-                    for n in [sum(text.count(name) for text in texts)] if n})
+    found = Counter()
+    if tok.special_ids:
+        for text in texts:
+            found.update(name for _, name in special.find(text, tok.special_index))
+    return found
 
 
 def said_of_special_strings(found, columns=80):

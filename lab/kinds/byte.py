@@ -33,7 +33,7 @@ Its file: {"kind": "byte", "special": {"<pad>": 0, ...}, "byte_ids": [4, 5, ...]
 from lab import common, fast
 from lab.fast.encoding import REMEMBERED, encode_line
 from lab.kinds.patterns import CHUNK, compiled, count_pieces, cut, pattern_problem
-from lab.kinds.special import encode_with_specials, special_problem
+from lab.kinds.special import encode_with_specials, index_of, special_problem
 from lab.kinds.texts import merges_to_learn, texts_of
 
 SPECIAL = ['<pad>', '<unk>', '<bos>', '<eos>']
@@ -91,6 +91,7 @@ class ByteBPE:
         if problem:
             raise ValueError(problem)
         self.special_ids, self.byte_ids, self.merges, self.pattern = special, byte_ids, merges, pattern
+        self.special_index = index_of(special)
         self.vocab_size = len(special) + len(byte_only(special, byte_ids)) + len(merges)
         self.bytes_of = [b''] * self.vocab_size
         for name, i in special.items():
@@ -142,7 +143,8 @@ class ByteBPE:
         allowed ('all': every one), where it becomes its id; disallowed='refuse' refuses one
         that is not allowed instead (lab/kinds/special.py)."""
         refuse_surrogates(text)  # here, where the place is counted from the start of the text
-        return encode_with_specials(text, self.special_ids, self.encode_plain, allowed, disallowed)
+        return encode_with_specials(text, self.special_ids, self.special_index, self.encode_plain, allowed,
+                                    disallowed)
 
     def encode_plain(self, text):
         refuse_surrogates(text)

@@ -18,55 +18,84 @@ and where it is. The byte kind keeps the same rule (encode_with_specials, below)
 
 Its file: {"kind": "special", "vocab": [...], "merges": [...], "special": ["<pad>", ...]}.
 """
-import re
-
 from lab import common, fast
 from lab.kinds.texts import merges_to_learn, texts_of
 
 SPECIAL = ['<pad>', '<bos>', '<eos>', '[Q]', '[A]']
 
 
-def special_problem(names, vocab=()):
-    """What is wrong with a list of special token names, or None: they are different, written
-    with characters (no lone surrogate, which no UTF-8 text has), and none is a token of vocab
-    (one string would then have two ids, and a file of tokenizers cannot say which)."""
+def special_problem(names):
+    """What is wrong with a list of special token names, or None: they are different, and written
+    with characters (no lone surrogate, which no UTF-8 text has). A name may also be a token that
+    merges make of text ('<eos>' learned from text that spells it): encode() keeps that text as
+    text, and only lab.export_hf, whose format gives a string one id, refuses it."""
     if not (isinstance(names, list) and all(isinstance(s, str) and s for s in names)
             and len(set(names)) == len(names)):
         return 'special must be a list of different, non-empty strings'
     bad = next((name for name in names if common.SURROGATE.search(name)), None)
     if bad is not None:
-        return f'the special token {bad!r} holds a lone surrogate, which no UTF-8 text has'
-    bad = next((name for name in names if name in vocab), None)
-    if bad is not None:
-        return f'the special token {bad!r} is a token of the vocabulary too: give it another name'
+        return f'the special token {common.quoted(bad, 30)} holds a lone surrogate, which no UTF-8 text has'
     return None
 
 
-def encode_with_specials(text, special_ids, encode_plain, allowed=(), disallowed='plain'):
+def index_of(names):
+    """{first character: {length: names}} of special names: what find() looks them up by."""
+    index = {}
+    for name in names:
+        index.setdefault(name[0], {}).setdefault(len(name), set()).add(name)
+    return {first: sorted(by_length.items(), reverse=True) for first, by_length in index.items()}
+
+
+def find(text, index, among=None):
+    """[(start, name)] of the special strings in text, leftmost first and at one place the longest,
+    none overlapping another; only those in among, when given. One pass for each first character
+    of a name that the text holds: 100,000 names cost no more than a few."""
+    places = []
+    for first, by_length in index.items():
+        at = text.find(first)
+        while at >= 0:
+            for length, names in by_length:  # the longest first
+                name = text[at:at + length]
+                if name in names and (among is None or name in among):
+                    places.append((at, -length, name))
+                    break
+            at = text.find(first, at + 1)
+    found, end = [], 0
+    for at, _, name in sorted(places):
+        if at >= end:
+            found.append((at, name))
+            end = at + len(name)
+    return found
+
+
+def encode_with_specials(text, special_ids, index, encode_plain, allowed=(), disallowed='plain'):
     """The ids of text: special strings in allowed ('all': every one) become their ids
-    (special_ids); any other special string in text is encoded by encode_plain as the ordinary
-    characters it is made of or, with disallowed='refuse', refused (ValueError naming it and
-    where it is)."""
+    (special_ids, found by their index_of); any other special string in text is encoded by
+    encode_plain as the ordinary characters it is made of or, with disallowed='refuse', refused
+    (ValueError naming it and where it is)."""
     if disallowed not in ('refuse', 'plain'):
         raise ValueError("disallowed must be 'plain' or 'refuse'")
     if allowed == 'all':
-        allowed = list(special_ids)
+        allowed = special_ids
     elif isinstance(allowed, str):  # allowed='<eos>' would be its characters, one by one
         raise ValueError("allowed is a list of special strings, or 'all'")
-    if set(allowed) - set(special_ids):
-        raise ValueError(f'allowed holds {sorted(set(allowed) - set(special_ids))}: not special strings')
-    refused = [name for name in special_ids if name not in allowed and name in text]
-    if refused and disallowed == 'refuse':
-        name = refused[0]
-        raise ValueError(f'the text holds the special string {common.quoted(name, 30)} at character '
-                         f'{text.index(name):,}; pass it as allowed, or encode it as plain text')
+    allowed = set(allowed)
+    unknown = [name for name in allowed if name not in special_ids]  # not allowed - keys(): that reads all keys
+    if unknown:
+        raise ValueError(f'allowed holds {common.quoted(sorted(unknown)[0], 30)}, '
+                         'which is no special string of this tokenizer')
+    if disallowed == 'refuse' and len(allowed) < len(special_ids):
+        refused = [(at, name) for at, name in find(text, index) if name not in allowed]
+        if refused:
+            at, name = refused[0]
+            raise ValueError(f'the text holds the special string {common.quoted(name, 30)} at character '
+                             f'{at:,}; pass it as allowed, or encode it as plain text')
     if not allowed:
         return encode_plain(text)
-    cut = re.compile('|'.join(re.escape(name) for name in sorted(allowed, key=len, reverse=True)))
     ids, start = [], 0
-    for found in cut.finditer(text):
-        ids += encode_plain(text[start:found.start()]) + [special_ids[found.group()]]
-        start = found.end()
+    for at, name in find(text, index, allowed):
+        ids += encode_plain(text[start:at]) + [special_ids[name]]
+        start = at + len(name)
     return ids + encode_plain(text[start:])
 
 
@@ -76,7 +105,7 @@ class SpecialBPE:
     unknown_id = 0
 
     def __init__(self, vocab, merges, special=SPECIAL):
-        problem = common.vocabulary_problem(vocab, merges) or special_problem(special, set(vocab))
+        problem = common.vocabulary_problem(vocab, merges) or special_problem(special)
         if problem:
             raise ValueError(problem)
         self.bpe_vocab, self.merges, self.special = vocab, merges, special
@@ -84,6 +113,7 @@ class SpecialBPE:
         self.lesson = common.lesson_bpe(vocab, merges)
         self.fast_encode = fast.encoder(self.lesson)
         self.special_ids = {name: len(vocab) + n for n, name in enumerate(special)}  # after the last BPE id
+        self.special_index = index_of(special)
         self.vocab_size = len(vocab) + len(special)
 
     @classmethod
@@ -102,7 +132,8 @@ class SpecialBPE:
         """Ids of text. Special strings in allowed ('all': every one) become their ids; any other
         special string in text is encoded as the ordinary characters it is made of or, with
         disallowed='refuse', refused (ValueError naming it and where it is)."""
-        return encode_with_specials(text, self.special_ids, self.fast_encode, allowed, disallowed)
+        return encode_with_specials(text, self.special_ids, self.special_index, self.fast_encode, allowed,
+                                    disallowed)
 
     def decode(self, ids, skip_special=False):
         """The text of ids: special ids as their strings, or left out with skip_special."""
