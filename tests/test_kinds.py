@@ -17,6 +17,7 @@ from unittest import mock
 from lab import kinds
 from lab.common import MEMORY_PER_TEXT_BYTE, UNKNOWN
 from lab.kinds import KINDS, ByteBPE, CharBPE, PieceBPE, SpecialBPE, WordBPE
+from lab.kinds import byte
 from lab.kinds.hf import to_hf
 from lab.kinds.byte import FIRST_BYTE, FIRST_MERGE
 from lab.kinds.patterns import PIECE_PATTERNS, compiled
@@ -495,6 +496,16 @@ class ByteTest(unittest.TestCase):
         ids = tok.encode('안')
         self.assertEqual(tok.decode(ids), '안')
         self.assertEqual(tok.decode(ids[:2]), '\ufffd')  # a cut-off character is replaced
+
+    def test_a_long_piece_is_replayed_to_the_ids_merging_pair_by_pair_gives(self):
+        rng = random.Random(4)
+        tok = ByteBPE.train(MIXED + 'a' * 300, 120)
+        for text in ['a' * 30_000, ''.join(rng.choice(MIXED.replace('\n', '')) for _ in range(20_000))]:
+            with self.subTest(text=text[:10]):
+                fresh = ByteBPE(**tok.state())
+                with mock.patch.object(byte, 'LONG_PIECE', 10**9):  # pair by pair
+                    self.assertEqual(tok.encode(text), fresh.encode(text))
+                self.assertTrue(tok.replay)
 
     def test_a_newline_with_no_id_is_left_out_and_the_bytes_around_it_merge(self):
         byte_ids = [None] * 256

@@ -151,7 +151,10 @@ def encoder(tok):
         if len(text) >= REPLAY_FROM or not in_order:
             if replay is None:
                 replay = replayer(tok)
-            return replay(text)
+            # no characters left to replay with (nearly every code point a token): the lesson's own
+            # loop, O(text x merges), only where it must be; else line by line, which needs none
+            if replay is not tok.encode or not in_order:
+                return replay(text)
         ids = []
         for n, line in enumerate(text.split('\n') if newline else [text]):
             if line not in done:

@@ -31,7 +31,9 @@ Its file: {"kind": "byte", "special": {"<pad>": 0, ...}, "byte_ids": [4, 5, ...]
 "merges": [[[a, b], new], ...], "pattern": null}.
 """
 from lab import common, fast
-from lab.fast.encoding import REMEMBERED, encode_line
+from types import SimpleNamespace
+
+from lab.fast.encoding import REMEMBERED, encode_line, replayer
 from lab.kinds.patterns import CHUNK, compiled, count_pieces, cut, pattern_problem
 from lab.kinds.special import encode_with_specials, index_of, special_problem
 from lab.kinds.texts import merges_to_learn, texts_of
@@ -44,6 +46,10 @@ FIRST_MERGE = FIRST_BYTE + 256     # 260
 # 10,000 merges learned from a novel (Swann's Way) spell 65 KB in all: 16 MB is room for a
 # vocabulary hundreds of times that.
 MOST_BYTES = 2**24
+# bytes in a piece from which it is merged as the lesson's encode merges, merge after merge over
+# all of it, in C (lab/fast/encoding.py: replayer): merging pair by pair costs about 10 µs a byte
+# on a long run of one letter ('a' * 2,000,000: 21 s), replaying a few milliseconds a call
+LONG_PIECE = 10_000
 RULES = ['lesson', 'tokenizers']
 
 
@@ -111,6 +117,7 @@ class ByteBPE:
         newline = byte_ids[10]
         self.lines_apart = newline is not None and all(newline not in pair for pair, _ in merges)
         self.done = {}  # piece (or chunk of pieces) -> its ids: one met again is merged once
+        self.replay = None  # the replayer of long pieces, built the first time one comes
         self.vocab = self.bytes_of  # what each id stands for: its bytes (a special token: its name's)
 
     @classmethod
@@ -168,9 +175,22 @@ class ByteBPE:
             data = piece.encode('utf-8')
             if self.missing:
                 data = bytes(b for b in data if b not in self.missing)
-            self.remember(piece, encode_line(list(map(self.byte_ids.__getitem__, data)), self.ranks,
-                                             self.made, self.vocab_size))
+            if len(data) >= LONG_PIECE and self.replayer():
+                self.remember(piece, self.replay(data.decode('latin-1')))
+            else:
+                self.remember(piece, encode_line(list(map(self.byte_ids.__getitem__, data)), self.ranks,
+                                                 self.made, self.vocab_size))
         return self.done[piece]
+
+    def replayer(self):
+        """The replayer of lab/fast for this tokenizer's merges, over bytes written as the characters
+        U+0000-U+00FF; None when too few characters are left for its tokens. Its merges are made as
+        training makes them (layout_problem), so replaying them gives what merging by rank gives."""
+        if self.replay is None:
+            bytes_as = SimpleNamespace(chars={chr(b): i for b, i in enumerate(self.byte_ids) if i is not None},
+                                       vocab=range(self.vocab_size), merges=self.merges, encode=None)
+            self.replay = replayer(bytes_as) or False
+        return self.replay
 
     def remember(self, piece, ids):
         if len(self.done) >= REMEMBERED:
