@@ -352,10 +352,11 @@ def run_bounded(argv, cwd, seconds, kept=65536):
     return child.returncode, tails.get('out', ''), tails.get('err', '')
 
 
-def die_with_parent():
-    """In a child of run_bounded: end when the parent ends, even killed (SIGKILL runs none of its
-    clean-up): on Linux the kernel is asked to (PR_SET_PDEATHSIG), and a parent gone already is
-    seen at once. Elsewhere the parent's own clean-up is all there is."""
+def die_with_parent(parent=None):
+    """In a child of run_bounded, or a worker of lab.fast's processes: end when the parent ends,
+    even killed (SIGKILL runs none of its clean-up): on Linux the kernel is asked to
+    (PR_SET_PDEATHSIG), and a parent gone already (not the pid parent, or XSLM_PARENT) is seen
+    at once. Elsewhere the parent's own clean-up is all there is."""
     if not sys.platform.startswith('linux'):
         return
     try:
@@ -363,7 +364,7 @@ def die_with_parent():
         ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # 1: PR_SET_PDEATHSIG
     except (ImportError, OSError, AttributeError):
         return
-    if os.environ.get('XSLM_PARENT', str(os.getppid())) != str(os.getppid()):
+    if str(parent or os.environ.get('XSLM_PARENT', os.getppid())) != str(os.getppid()):
         os._exit(1)  # the parent ended before the kernel was asked
 
 

@@ -301,6 +301,12 @@ class WorkerLifeTest(unittest.TestCase):
         self.assertEqual((process.returncode, err), (130, 'lab: interrupted\n'))
         self.assertEqual(still_alive(pids), [])
 
+    def test_a_parent_killed_outright_leaves_no_worker(self):
+        process, pids = self.lab_of_workers()
+        process.kill()  # SIGKILL, as the kernel's choice when memory runs out: no clean-up runs
+        process.wait(timeout=30)
+        self.assertEqual(still_alive(pids), [])
+
     def test_sigterm_to_the_parent_is_one_line_and_no_worker_is_left(self):
         process, pids = self.lab_of_workers()
         process.send_signal(signal.SIGTERM)

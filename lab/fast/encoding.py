@@ -70,7 +70,7 @@ def in_processes(start, state, work, blocks, jobs):
 
     A process that dies (the kernel kills one that takes too much memory) ends it at once with
     a ValueError, not a wait for an answer that never comes; Ctrl-C, SIGTERM or any error here
-    kills every process before it goes on. The processes ignore Ctrl-C themselves: the terminal
+    kills every process before it goes on, and a process whose parent is killed ends too. The processes ignore Ctrl-C themselves: the terminal
     sends it to all of them, and this one says it once.
 
     A process forked while another thread holds a lock (of an import, of a stream) waits for it
@@ -82,7 +82,7 @@ def in_processes(start, state, work, blocks, jobs):
         else 'spawn'
     try:
         pool = ProcessPoolExecutor(jobs, multiprocessing.get_context(how), initializer=ready,
-                                   initargs=(start, state))
+                                   initargs=(start, state, os.getpid()))
         try:
             running = [pool.submit(work, block) for block in blocks]
             # a fresh process is started as work is handed out, after the pool began watching for
@@ -125,9 +125,12 @@ def ProcessPoolExecutor(*args, **kwargs):
     return pool(*args, **kwargs)
 
 
-def ready(start, state):
-    """In each process of the pool: Ctrl-C left to the parent, then start(state)."""
+def ready(start, state, parent):
+    """In each process of the pool: Ctrl-C left to the parent, an end with it however it ends
+    (killed for its memory, a worker would otherwise wait for ever to write what it encoded),
+    then start(state)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    common.die_with_parent(parent)
     start(state)
 
 
