@@ -23,6 +23,7 @@ import math
 import operator
 import os
 import re
+import reprlib
 import signal
 import stat
 import sys
@@ -163,7 +164,7 @@ def strict_json(text):
     def once(pairs):
         if len({key for key, _ in pairs}) < len(pairs):
             key = next(k for k, n in Counter(key for key, _ in pairs).items() if n > 1)
-            raise ValueError(f'the key {key!r} is written twice')
+            raise ValueError(f'the key {quoted(key, 30)} is written twice')
         return dict(pairs)
 
     def whole(digits):
@@ -526,9 +527,11 @@ def width(text):
 def quoted(value, columns=40):
     """repr(value) for a message, cut to columns (see clip): a value read from a file may be a
     megabyte, and a message is one line. The repr of a long string is taken of its start only."""
-    if isinstance(value, str) and len(value) > columns:
-        return clip(repr(value[:columns]), columns)
-    return clip(repr(value), columns)
+    if isinstance(value, str):
+        return clip(repr(value[:columns + 1]), columns)
+    short = reprlib.Repr()  # a list of a million, nested a million deep: only its start, no RecursionError
+    short.maxlevel, short.maxlist, short.maxdict, short.maxstring, short.maxother = 3, 4, 4, columns, columns
+    return clip(short.repr(value), columns)
 
 
 def clip(text, columns=80):
@@ -793,14 +796,14 @@ def checked_by(problem_of):
 def whole_number(text):
     """An argparse type: a whole number >= 0."""
     if not text.isdigit():
-        raise argparse.ArgumentTypeError(f'{text!r} is not a whole number >= 0')
+        raise argparse.ArgumentTypeError(f'{quoted(text, 20)} is not a whole number >= 0')
     return int(text)
 
 
 def positive(text):
     """An argparse type: a whole number >= 1."""
     if not text.isdigit() or int(text) < 1:
-        raise argparse.ArgumentTypeError(f'{text!r} is not a whole number >= 1')
+        raise argparse.ArgumentTypeError(f'{quoted(text, 20)} is not a whole number >= 1')
     return int(text)
 
 
@@ -813,7 +816,7 @@ def share(text):
         value = math.nan
     if not 0 < value < 1:
         after = ' (FILE goes before --holdout)' if os.path.exists(text) else ''
-        raise argparse.ArgumentTypeError(f'{text!r} is not a share between 0 and 1, such as 0.1{after}')
+        raise argparse.ArgumentTypeError(f'{quoted(text, 20)} is not a share between 0 and 1, such as 0.1{after}')
     return value
 
 
@@ -822,7 +825,7 @@ def jobs(text):
     processes than cores only wait for one another, and each one costs memory)."""
     cores = os.cpu_count() or 1
     if not text.isdigit() or not 1 <= int(text) <= cores:
-        raise argparse.ArgumentTypeError(f'{text!r} is not a whole number from 1 to {cores}, the cores here')
+        raise argparse.ArgumentTypeError(f'{quoted(text, 20)} is not a whole number from 1 to {cores}, the cores here')
     return int(text)
 
 

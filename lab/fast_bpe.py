@@ -90,7 +90,7 @@ def arguments():
             parser.error(f'--{option} is for --kind {" or ".join(kinds_that_take)}, not {args.kind}')
     for name in args.special or []:
         if os.path.exists(name):  # --special NAME ... takes all that follows: FILE was meant
-            parser.error(f'--special {name!r}: a file; FILE goes before --special')
+            parser.error(f'--special {common.quoted(name, 30)}: a file; FILE goes before --special')
         if not name.strip():
             parser.error('--special: a special token needs a name')
     if len(set(args.special or [])) < len(args.special or []):

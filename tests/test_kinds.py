@@ -440,6 +440,14 @@ class PieceTest(unittest.TestCase):
         self.assertEqual(cut("12345 He'LL", 'gpt4'), ['123', '45', ' He', "'LL"])
         self.assertEqual(cut('a  b', 'space'), ['a', ' ', ' b'])
 
+    def test_a_pattern_nested_deeply_is_refused_in_one_line(self):
+        nested = 'gpt2'
+        for _ in range(100_000):  # what Python 3.13 reads from a file: no RecursionError from repr()
+            nested = [nested]
+        for make in [lambda: PieceBPE(['\ufffd', 'a'], [], nested), lambda: ByteBPE([], [], None, nested)]:
+            with self.assertRaisesRegex(ValueError, 'a pattern is one of'):
+                make()
+
     def test_a_pattern_it_does_not_have_is_refused(self):
         with self.assertRaisesRegex(ValueError, "no pattern 'gpt5'"):
             PieceBPE(['\ufffd'], [], 'gpt5')

@@ -4,7 +4,9 @@ import json
 import random
 import unittest
 
+from lab import kinds
 from lab.kinds import load_lesson as load
+from lab.kinds.hf import from_hf
 from lab.common import problem_with
 from tests.project import TEXT, copy_project, inside, trained
 from tokenizer import BPE
@@ -195,6 +197,24 @@ class CheckLabTest(unittest.TestCase):
         self.assertLessEqual(len(done.stderr.splitlines()), 3, done.stderr[:300])  # the problem, the tutor
         self.assertRegex(done.stderr, r"vocab\[3\] is\s+'c{20,40}\.\.\.,")
         self.assertLess(len(done.stderr), 400)
+
+
+    def test_every_value_a_file_gives_is_quoted_clipped_in_the_line_that_refuses_it(self):
+        huge = 'x' * 2**20
+        merges = [[[1, 2], 3]]
+        bad_files = {'pattern': {'kind': 'piece', 'vocab': ['\ufffd', 'a'], 'merges': [], 'pattern': huge + '('},
+                     'special': {'kind': 'special', 'vocab': ['\ufffd', 'a'], 'merges': [],
+                                 'special': [huge + '\ud800']},
+                     'word merge': {'kind': 'word', 'vocab': ['\ufffd', '</w>', 'a', ' ', 'a '], 'merges': merges},
+                     'rules': {'kind': 'byte', 'special': {}, 'byte_ids': None, 'merges': [], 'pattern': [huge]}}
+        for name, data in bad_files.items():
+            with self.subTest(name), self.assertRaises(ValueError) as said:
+                kinds.kind_of(data) and kinds.KINDS[data['kind']](**kinds.kind_of(data)[1])
+            self.assertLess(len(str(said.exception)), 200, str(said.exception)[:300])
+        model = {'type': 'BPE', 'dropout': huge, 'vocab': {}, 'merges': []}
+        with self.assertRaises(ValueError) as said:
+            from_hf({'model': model})
+        self.assertLess(len(str(said.exception)), 200)
 
 
 if __name__ == '__main__':

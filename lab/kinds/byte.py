@@ -128,7 +128,7 @@ class ByteBPE:
         docstring says how the two differ)."""
         texts = texts_of(text)
         if rules not in RULES:
-            raise ValueError(f'rules={rules!r}: one of {", ".join(RULES)}')
+            raise ValueError(f'rules={common.quoted(rules, 20)}: one of {", ".join(RULES)}')
         pattern = 'gpt2' if pattern is None and rules == 'tokenizers' else pattern
         problem = (pattern is not None and pattern_problem(pattern)) or special_problem(special)
         if problem:
@@ -221,7 +221,7 @@ def train_as_tokenizers(cls, texts, count, special, pattern):
     first and of those the pair of smaller ids, down to pairs seen once."""
     bad = next((name for name in special if len(name) == 1 and name in BYTE_OF), None)
     if bad is not None:  # tokenizers would give that byte the special token's id, and nothing to the byte
-        raise ValueError(f'the special token {bad!r} is the character tokenizers writes byte '
+        raise ValueError(f'the special token {common.quoted(bad)} is the character tokenizers writes byte '
                          f'{BYTE_OF[bad]} as: give it another name')
     words = {}
     for piece, n in count_pieces(pattern, texts).items():

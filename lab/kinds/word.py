@@ -48,7 +48,7 @@ class WordBPE:
         for n, ((a, b), new) in enumerate(merges):
             spoken.append(spoken[a] + spoken[b])
             if not compiled('word').fullmatch(spoken[new]):
-                raise ValueError(f'merges[{n}] makes {spoken[new]!r}, which is not inside one word')
+                raise ValueError(f'merges[{n}] makes {common.quoted(spoken[new], 30)}, which is not inside one word')
         self.spoken = common.lesson_bpe(spoken, merges)  # the same tokenizer, with END written as a space
         self.fast_encode = fast.encoder(self.spoken)
 
