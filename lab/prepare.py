@@ -152,7 +152,7 @@ def arguments():
     parser.add_argument('--seed', type=int, default=1337, metavar='N',
                         help='seed of the windows (default: %(default)s)')
     parser.add_argument('--jobs', type=common.jobs, metavar='N',
-                        help='processes to encode with (default: one per core for a text of '
+                        help='processes to encode with (default: one per idle core for a text of '
                              f'{fast.PARALLEL_FROM:,} characters or more, else one)')
     return parser
 

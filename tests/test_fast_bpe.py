@@ -192,7 +192,7 @@ class ParallelEncodeTest(unittest.TestCase):
             with self.assertRaisesRegex(ValueError, r'cannot start 2 processes .*: use fewer --jobs'):
                 fast.encode(tok, text, jobs=2)
 
-    def test_by_default_a_large_text_uses_every_core_and_a_small_one_a_single_process(self):
+    def test_by_default_a_large_text_uses_every_idle_core_and_a_small_one_a_single_process(self):
         tok = fast.train(TEXT, 30)
         started = []
 
@@ -201,10 +201,16 @@ class ParallelEncodeTest(unittest.TestCase):
             raise OSError(11, 'stop here')  # enough to know how many were asked for
         large = TEXT * (encoding.PARALLEL_FROM // len(TEXT) + 1)
         with mock.patch.object(encoding, 'ProcessPoolExecutor', pool), \
-                mock.patch('os.cpu_count', return_value=3):
+                mock.patch('os.cpu_count', return_value=3), mock.patch('os.getloadavg', return_value=(0.2, 0, 0)):
             self.assertEqual(fast.encode(tok, TEXT), tok.encode(TEXT))  # small: no processes
             self.assertEqual(fast.encode(tok, large), tok.encode(large))  # could not start them: here
         self.assertEqual(started, [3])
+
+    def test_a_busy_machine_gets_fewer_processes_by_default(self):
+        with mock.patch('os.cpu_count', return_value=2):
+            for load, jobs in [(0.0, 2), (1.2, 2), (2.0, 1), (5.0, 1)]:
+                with mock.patch('os.getloadavg', return_value=(load, load, load)):
+                    self.assertEqual(encoding.idle_cores(), jobs, load)
 
     def test_processes_are_forked_only_when_no_other_thread_runs(self):
         # a fork copies a lock another thread holds, and the copy waits for it for ever

@@ -18,7 +18,8 @@ train gives a tokenizer.BPE, the learner's own class, and encode takes one, so w
 engine makes is saved, loaded and checked like anything tokenizer.py makes. python3 -m
 lab.fast_bpe is its command.
 """
-from lab.fast.encoding import PARALLEL_FROM, encode, encoder, in_processes
+from lab.fast.encoding import PARALLEL_FROM, encode, encoder, idle_cores, in_processes
 from lab.fast.training import learn, train, weighted_lines
 
-__all__ = ['train', 'learn', 'weighted_lines', 'encode', 'encoder', 'in_processes', 'PARALLEL_FROM']
+__all__ = ['train', 'learn', 'weighted_lines', 'encode', 'encoder', 'idle_cores', 'in_processes',
+           'PARALLEL_FROM']

@@ -218,9 +218,9 @@ def document_end(tok):
 
 
 def encode_many(tok, texts, jobs=None):
-    """[plain(tok)(text) for text in texts], in jobs processes (one per core unless given, and
+    """[plain(tok)(text) for text in texts], in jobs processes (one per idle core unless given, and
     one for less than PARALLEL_FROM characters), each rebuilding tok from its file."""
-    asked, jobs = jobs is not None, os.cpu_count() or 1 if jobs is None else jobs
+    asked, jobs = jobs is not None, encoding.idle_cores() if jobs is None else jobs
     size = sum(map(len, texts))
     if jobs <= 1 or len(texts) < 2 or size < encoding.PARALLEL_FROM:
         return list(map(plain(tok), texts))
