@@ -44,6 +44,7 @@ def main():
     common.check_output_path(args.out, 'tokenizer file', kinds.is_tokenizer_file,
                              inputs=[args.file], force=args.force)
     text = common.read_text(args.file)
+    common.say_if_read_otherwise(args.file)
     kinds.save(ByteBPE.train(text, args.vocab_size - FIRST_MERGE), args.out)
     tok = kinds.load(args.out)
     name = common.shown(args.file.name)

@@ -691,6 +691,21 @@ def not_nfc(text):
     return characters, lines
 
 
+def say_if_read_otherwise(path):
+    """One line on stderr when read_text did not keep the bytes of the file: '\\r\\n' or a lone '\\r'
+    read as '\\n', a byte order mark left out. What is trained or prepared never sees them, and a
+    byte-level tokenizer spends a token more a line on the file as it is."""
+    with open(path, 'rb') as file:
+        data = file.read()
+    ends = [f'{n:,} {name}' for name, n in
+            [('\\r\\n', data.count(b'\r\n')), ('\\r', data.count(b'\r') - data.count(b'\r\n'))] if n]
+    changed = [f'{", ".join(ends)} read as \\n'] if ends else []
+    if data.startswith(codecs.BOM_UTF8):
+        changed.append('byte order mark left out')
+    if changed:  # 80 columns: the name clipped, lab.prepare: in front
+        note(f'{clip(shown(Path(path).name), 20)}: {", ".join(changed)}')
+
+
 def say_if_not_nfc(text, path):
     """One line on stderr when text is not in NFC: nothing is normalized silently, and a
     tokenizer trained on NFD Korean turns the same words typed in NFC into unknowns."""

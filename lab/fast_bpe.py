@@ -146,6 +146,7 @@ def main():
     common.check_output_path(args.out, f'{args.kind} tokenizer', functools.partial(kinds.is_tokenizer_file,
                              kind=args.kind), inputs=[args.file, common.SETTINGS], force=args.force)
     text = common.read_text(args.file, 'give a UTF-8 text file')
+    common.say_if_read_otherwise(args.file)
     common.say_if_not_nfc(text, args.file)
     texts = [text]
     if args.documents:

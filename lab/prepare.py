@@ -250,6 +250,7 @@ def main():
     refuse_before_work(args)
     tok = kinds.load(args.tokenizer)
     text = common.read_text(args.file)
+    common.say_if_read_otherwise(args.file)
     common.say_if_not_nfc(text, args.file)
     made = prepare(tok, text, args.out, args.block_size, args.jobs, args.file, args.documents)
     xs, ys = windows(made['back'], args.block_size, args.batch_size, args.seed)

@@ -508,6 +508,21 @@ class ByteBpeLabTest(unittest.TestCase):
         self.assertEqual(kinds.load(root / 'b.json').state(), ByteBPE.train(MIXED, 60).state())
 
 
+class ReadOtherwiseTest(unittest.TestCase):
+    def test_line_ends_and_a_byte_order_mark_read_otherwise_are_said_in_one_line(self):
+        root = copy_project(self, parts=['tokenizer.py', 'settings.json', 'lab'])
+        (root / 'crlf.txt').write_bytes(b'\xef\xbb\xbfhello\r\nworld\r\nagain\rx\n')
+        (root / 'plain.txt').write_bytes(b'hello\nworld\n')
+        for lab, args in [('fast_bpe', ['--kind', 'byte', '--out', 'b.json']), ('byte_bpe', ['--out', 'c.json'])]:
+            with self.subTest(lab):
+                code, _, err = run_inside(root, lab, 'crlf.txt', *args)
+                self.assertEqual((code, err.count('\n')), (0, 1), err)
+                self.assertIn(r'crlf.txt: 2 \r\n, 1 \r read as \n, byte order mark left out', err)
+                self.assertLessEqual(len(err.rstrip('\n')), 80)
+                code, _, err = run_inside(root, lab, 'plain.txt', *args, '--force')
+                self.assertEqual((code, err), (0, ''))
+
+
 class SpecialLabTest(unittest.TestCase):
     def test_a_conversation_has_specials_only_where_the_program_put_them(self):
         tok = SpecialBPE.train(TEXT, 12)
