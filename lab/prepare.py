@@ -68,15 +68,16 @@ def split_at_document(lengths, share):
     return best
 
 
-def split(encoded, share):
-    """(train ids, val ids, documents in train or None): at the document boundary nearest to
-    share of the tokens; with fewer than two documents, at share of the tokens."""
-    if len(encoded) < 2:
-        ids = [i for doc in encoded for i in doc]
+def split(ids, lengths, share):
+    """(train ids, val ids, documents in train or None) of the ids of documents one after another,
+    lengths[n] of them the n-th's: at the document boundary nearest to share of the tokens; with
+    fewer than two documents, at share of the tokens."""
+    if len(lengths) < 2:
         cut = min(round(len(ids) * share), len(ids) - 1)  # val.bin gets a token at least
         return ids[:cut], ids[cut:], None
-    cut = split_at_document([len(ids) for ids in encoded], share)
-    return [i for ids in encoded[:cut] for i in ids], [i for ids in encoded[cut:] for i in ids], cut
+    docs = split_at_document(lengths, share)
+    cut = sum(lengths[:docs])
+    return ids[:cut], ids[cut:], docs
 
 
 def id_type(vocab_size):
@@ -96,16 +97,11 @@ def from_bytes(raw, typecode):
     data.frombytes(raw)
     if sys.byteorder == 'big':
         data.byteswap()
-    return data.tolist()
-
-
-def encode_documents(tok, docs, end, jobs=None):
-    """The ids of each document, ended by the id end; in jobs processes (kinds.encode_many)."""
-    return [ids + [end] for ids in kinds.encode_many(tok, docs, jobs)]
+    return data
 
 
 def windows(data, block_size, batch_size, seed):
-    """A seeded batch: lists x and y of batch_size windows, y one step after x."""
+    """A seeded batch: lists x and y of batch_size windows (as data holds them), y one step after x."""
     rng = random.Random(seed)
     starts = [rng.randrange(len(data) - block_size) for _ in range(batch_size)]
     return ([data[s:s + block_size] for s in starts], [data[s + 1:s + 1 + block_size] for s in starts])
@@ -193,12 +189,14 @@ def prepare(tok, text, out, block_size, jobs=None, name='the text', how=None):
     docs, how = documents(text, how)
     if not docs:
         raise ValueError(f'{name} holds no document: every line of it is blank; give a text')
-    encoded = encode_documents(tok, docs, end[0], jobs)
-    train, val, cut = split(encoded, TRAIN_SHARE)
+    typecode, dtype = id_type(tok.vocab_size)
+    # in arrays, 2 or 4 bytes an id: 2 million one-word lines fit the memory the labs assume
+    ids, lengths = kinds.encode_documents(tok, docs, end[0], typecode, jobs)
+    train, val, cut = split(ids, lengths, TRAIN_SHARE)
+    del ids
     if len(train) < block_size + 1:
         raise ValueError(f'{name} gives {len(train):,} training tokens; --block-size {block_size:,} needs '
                          f'{block_size + 1:,}: give more text')
-    typecode, dtype = id_type(tok.vocab_size)
     blobs = {'train.bin': to_bytes(train, typecode), 'val.bin': to_bytes(val, typecode)}
     out.mkdir(parents=True, exist_ok=True)
     meta = json.dumps(meta_of(tok, dtype, end, blobs), indent=2) + '\n'

@@ -137,7 +137,7 @@ def measure_course(path, who):
     if who == 'ours':
         tok, train_s = seconds(lambda: kinds.KINDS['byte'].train(docs, vocab_size=COURSE_IDS, special=['<eos>'],
                                                                  rules='tokenizers'))
-        _, encode_s = seconds(kinds.encode_many, tok, docs)
+        _, encode_s = seconds(kinds.encode_documents, tok, docs, 0, 'H')
     else:
         from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
         tok = Tokenizer(models.BPE(unk_token=None))

@@ -17,7 +17,7 @@ import unittest
 from pathlib import Path
 from unittest import mock
 
-from lab import fast, fast_bpe
+from lab import fast, fast_bpe, kinds
 from lab.fast import encoding, letters, training
 from lab.common import has_lines
 from lab.kinds import CharBPE
@@ -241,8 +241,9 @@ class ParallelEncodeTest(unittest.TestCase):
         tok = CharBPE.train(TEXT, 30)
         docs, _ = prepare.documents(TEXT * 5)
         with mock.patch.object(encoding, 'PARALLEL_FROM', 0):
-            self.assertEqual(prepare.encode_documents(tok, docs, 1, jobs=2),
-                             [tok.encode(doc) + [1] for doc in docs])
+            ids, lengths = kinds.encode_documents(tok, docs, 1, 'H', jobs=2)
+        self.assertEqual(ids.tolist(), [i for doc in docs for i in tok.encode(doc) + [1]])
+        self.assertEqual(lengths.tolist(), [len(tok.encode(doc)) + 1 for doc in docs])
 
 
 FOLDER = {}  # in each worker of WorkerLifeTest: where it says it has started

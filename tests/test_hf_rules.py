@@ -149,7 +149,7 @@ class SameAsTokenizersTest(unittest.TestCase):
         with tempfile.TemporaryDirectory() as folder:
             made = prepare.prepare(ours, '\n\n'.join(docs), Path(folder), 2, how='paragraphs')
         self.assertEqual(made['special'], {'<eos>': 1})
-        self.assertEqual(made['train'] + made['val'], ours.encode(docs[0]) + [0] + ours.encode(docs[1]) + [0])
+        self.assertEqual((made['train'] + made['val']).tolist(), ours.encode(docs[0]) + [0] + ours.encode(docs[1]) + [0])
         self.assertEqual((made['train'] + made['val']).count(0), 2)  # the two that end the documents
         self.assertIn('kept as text', '\n'.join(prepare.report(ours, made, ([[0]], [[0]], True, Args()))))
 

@@ -234,7 +234,7 @@ class PrepareTest(unittest.TestCase):
         with tempfile.TemporaryDirectory() as out:
             made = prepare.prepare(tok, TEXT, Path(out), block_size=8, jobs=1)
             self.assertEqual(made['back'], made['train'])
-            self.assertEqual(made['train'] + made['val'], tok.encode(TEXT))
+            self.assertEqual((made['train'] + made['val']).tolist(), tok.encode(TEXT))
             written = sorted(p.name for p in Path(out).iterdir())
             self.assertEqual(written, ['meta.json', 'train.bin', 'val.bin'])
 
@@ -271,7 +271,7 @@ class PrepareTest(unittest.TestCase):
         with tempfile.TemporaryDirectory() as out:
             made = prepare.prepare(tok, line + '\n', Path(out) / 'new' / 'folder', block_size=8, jobs=1)
         ids = tok.encode(line) + [0]
-        self.assertEqual((made['train'], made['val'], made['train_docs']),
+        self.assertEqual((made['train'].tolist(), made['val'].tolist(), made['train_docs']),
                          (ids[:round(len(ids) * 0.95)], ids[round(len(ids) * 0.95):], None))
 
     def test_split_is_at_the_document_boundary_nearest_95_percent(self):
@@ -281,7 +281,7 @@ class PrepareTest(unittest.TestCase):
 
     def test_ids_are_little_endian_uint16_until_the_vocab_reaches_65536(self):
         self.assertEqual(prepare.to_bytes([1, 258], 'H'), b'\x01\x00\x02\x01')
-        self.assertEqual(prepare.from_bytes(b'\x01\x00\x02\x01', 'H'), [1, 258])
+        self.assertEqual(prepare.from_bytes(b'\x01\x00\x02\x01', 'H').tolist(), [1, 258])
         self.assertEqual(prepare.id_type(65535)[1], 'uint16')
         self.assertEqual(prepare.id_type(65536)[1], 'uint32')
         self.assertEqual(prepare.to_bytes([70000], 'I'), (70000).to_bytes(4, 'little'))
@@ -301,7 +301,7 @@ class PrepareTest(unittest.TestCase):
         tok = BPE.train(TEXT, 12)
         train = prepare.from_bytes((root / 'data/train.bin').read_bytes(), 'H')
         val = prepare.from_bytes((root / 'data/val.bin').read_bytes(), 'H')
-        self.assertEqual(train + val, tok.encode(TEXT))
+        self.assertEqual((train + val).tolist(), tok.encode(TEXT))
         self.assertIn('check       y is x shifted by one in every window: OK', done.stdout)
         meta = json.loads((root / 'data/meta.json').read_text(encoding='utf-8'))
         self.assertEqual((meta['vocab_size'], meta['dtype'], meta['files']['val.bin']['tokens']),

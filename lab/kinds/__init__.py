@@ -39,6 +39,7 @@ import hashlib
 import inspect
 import json
 import os
+from array import array
 from collections import Counter
 
 from lab import common
@@ -217,13 +218,15 @@ def document_end(tok):
     return None
 
 
-def encode_many(tok, texts, jobs=None):
-    """[plain(tok)(text) for text in texts], in jobs processes (one per idle core unless given, and
-    one for less than PARALLEL_FROM characters), each rebuilding tok from its file."""
+def encode_documents(tok, texts, end, typecode='I', jobs=None):
+    """(ids, lengths): plain(tok)(text) + [end] for every text, one after another in an array of
+    typecode (2 or 4 bytes an id, where a list spends 36), and an array of how many ids each
+    has. In jobs processes (one per idle core unless given, and one for less than
+    PARALLEL_FROM characters), each rebuilding tok from its file and sending back arrays."""
     asked, jobs = jobs is not None, encoding.idle_cores() if jobs is None else jobs
     size = sum(map(len, texts))
     if jobs <= 1 or len(texts) < 2 or size < encoding.PARALLEL_FROM:
-        return list(map(plain(tok), texts))
+        return encoded_block(plain(tok), texts, end, typecode)
     blocks, block, filled = [], [], 0
     for text in texts:  # four blocks a process, so that none waits long for the last
         block.append(text)
@@ -231,19 +234,35 @@ def encode_many(tok, texts, jobs=None):
         if filled * jobs * 4 >= size:
             blocks.append(block)
             block, filled = [], 0
-    here = lambda: [list(map(plain(tok), texts))]  # noqa: E731  (no processes to be had: this one)
-    encoded = encoding.in_processes_or_here(start_worker, file_state(tok), encode_in_worker, blocks + [block],
-                                            jobs, asked, here)
-    return [ids for block in encoded for ids in block]
+    here = lambda: [encoded_block(plain(tok), texts, end, typecode)]  # noqa: E731  (no processes: this one)
+    encoded = encoding.in_processes_or_here(start_worker, [file_state(tok), end, typecode], encode_in_worker,
+                                            blocks + [block], jobs, asked, here)
+    ids, lengths = array(typecode), array('I')
+    for block_ids, block_lengths in encoded:
+        ids += block_ids
+        lengths += block_lengths
+    return ids, lengths
 
 
-WORKER = {}  # in each process of encode_many: its encoder
+def encoded_block(encode, texts, end, typecode):
+    """encode_documents of texts, here."""
+    ids, lengths = array(typecode), array('I')
+    for text in texts:
+        before = len(ids)
+        ids.extend(encode(text))
+        ids.append(end)
+        lengths.append(len(ids) - before)
+    return ids, lengths
 
 
-def start_worker(data):
+WORKER = {}  # in each process of encode_documents: its encoder, the end and the typecode
+
+
+def start_worker(task):
+    data, WORKER['end'], WORKER['typecode'] = task
     kind, state = kind_of(data)
     WORKER['encode'] = plain(KINDS[kind](**state))
 
 
 def encode_in_worker(texts):
-    return list(map(WORKER['encode'], texts))
+    return encoded_block(WORKER['encode'], texts, WORKER['end'], WORKER['typecode'])
