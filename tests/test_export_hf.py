@@ -158,6 +158,32 @@ class HuggingFaceTest(unittest.TestCase):
                     self.assertEqual(ids, encode(text))
                     self.assertEqual(hf.decode(ids), tok.decode(ids))
 
+    def test_seeded_fuzz_every_kind_out_and_every_trained_file_in_gives_their_ids(self):
+        rng = random.Random(33)
+        pool = ['a', 'b', 'ab', ' ', '  ', '\t', '\n', '\n\n', '\r', '\u3000', '\xa0', 'Z', '한', '😀', "'s",
+                '1', '.', '<eos>', '<pad>', 'x<eos>y']
+        probes = [''.join(rng.choice(pool) for _ in range(rng.randint(0, 40))) for _ in range(30)]
+        for n in range(6):  # files tokenizers trained, each setting at random, read in
+            hf = Tokenizer(models.BPE())
+            hf.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=rng.random() < 0.5)
+            hf.decoder = decoders.ByteLevel()
+            alphabet = pre_tokenizers.ByteLevel.alphabet() if rng.random() < 0.5 else []
+            hf.train_from_iterator(probes[:20], trainers.BpeTrainer(
+                vocab_size=rng.choice([260, 300, 400]), special_tokens=['<eos>', '<pad>'][:rng.randint(0, 2)],
+                initial_alphabet=alphabet, show_progress=False))
+            tokenizers = [('in', from_hf(json.loads(hf.to_str())), hf)]
+            # trained here on text that spells no special name, which merges would make a token too
+            tok = list(KINDS.values())[n % len(KINDS)].train([p.replace('<', '') for p in probes[:20]],
+                                                             rng.choice([5, 40]))
+            tokenizers.append(('out', tok, Tokenizer.from_str(json.dumps(to_hf(tok)))))
+            for way, tok, hf in tokenizers:
+                for text in probes:
+                    with self.subTest(f'{way} {n} {tok.kind}', text=text):
+                        ids = hf.encode(text).ids
+                        self.assertEqual(tok.encode(text, allowed='all') if tok.special_ids else tok.encode(text), ids)
+                        skip = {'skip_special': True} if tok.special_ids else {}  # as tokenizers decodes
+                        self.assertEqual(tok.decode(ids, **skip), hf.decode(ids))
+
     def test_special_strings_in_text_become_special_ids_there_and_here_when_allowed(self):
         tok = ByteBPE.train(MIXED, 60, ['<eos>', '<bos>'])
         hf = Tokenizer.from_str(json.dumps(to_hf(tok)))

@@ -516,6 +516,18 @@ class ByteTest(unittest.TestCase):
                 self.assertEqual(tok.encode(text), want)
                 self.assertTrue(tok.replay)
 
+    def test_a_merge_into_a_special_name_takes_its_id_as_tokenizers_gives_and_never_applies(self):
+        byte_ids = [None] * 256
+        for n, ch in enumerate('<ab>'):
+            byte_ids[ord(ch)] = 1 + n
+        merges = [[[1, 2], 5], [[3, 4], 6], [[5, 6], 0], [[0, 2], 7]]  # '<a' 'b>', then '<ab>': the special's id
+        tok = ByteBPE(merges, {'<ab>': 0}, byte_ids)
+        self.assertEqual(tok.vocab_size, 8)
+        self.assertEqual(tok.encode('<ab>b'), [5, 6, 3])  # as text: never the special id
+        self.assertEqual(tok.encode('<ab>a', allowed='all'), [0, 2])  # cut out first, as tokenizers does
+        with self.assertRaisesRegex(ValueError, 'which they do not spell'):
+            ByteBPE([[[1, 1], 0]], {'<ab>': 0}, byte_ids)
+
     def test_a_newline_with_no_id_is_left_out_and_the_bytes_around_it_merge(self):
         byte_ids = [None] * 256
         byte_ids[ord('a')], byte_ids[ord('b')] = 0, 1

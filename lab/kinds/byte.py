@@ -98,7 +98,8 @@ class ByteBPE:
             raise ValueError(problem)
         self.special_ids, self.byte_ids, self.merges, self.pattern = special, byte_ids, merges, pattern
         self.special_index = index_of(special)
-        self.vocab_size = len(special) + len(byte_only(special, byte_ids)) + len(merges)
+        names = {i: name for name, i in special.items()}
+        self.vocab_size = len(special) + len(byte_only(special, byte_ids)) + sum(new not in names for _, new in merges)
         self.bytes_of = [b''] * self.vocab_size
         for name, i in special.items():
             self.bytes_of[i] = name.encode('utf-8')
@@ -107,8 +108,14 @@ class ByteBPE:
                 self.bytes_of[i] = bytes([b])
         self.ranks = {}
         for rank, ((a, b), new) in enumerate(merges):
+            if new in names:  # a merge tokenizers made into a special token's name, and gave its id
+                if self.bytes_of[a] + self.bytes_of[b] != self.bytes_of[new]:
+                    raise ValueError(f'merges[{rank}] joins ids {a} and {b} into the special token '
+                                     f'{common.quoted(names[new], 30)}, which they do not spell')
+                continue  # never applied: that text stays text, as tokenizers cuts the name out first
             self.bytes_of[new] = self.bytes_of[a] + self.bytes_of[b]
             self.ranks.setdefault(a * self.vocab_size + b, rank)
+        self.merges_applied = [merge for merge in merges if merge[1] not in names]
         self.made = [new for _, new in merges]
         # bytes without an id (a tokenizer trained on few) are left out, as tokenizers does
         self.missing = dict.fromkeys(b for b, i in enumerate(byte_ids) if i is None)
@@ -188,7 +195,7 @@ class ByteBPE:
         training makes them (layout_problem), so replaying them gives what merging by rank gives."""
         if self.replay is None:
             bytes_as = SimpleNamespace(chars={chr(b): i for b, i in enumerate(self.byte_ids) if i is not None},
-                                       vocab=range(self.vocab_size), merges=self.merges, encode=None)
+                                       vocab=range(self.vocab_size), merges=self.merges_applied, encode=None)
             self.replay = replayer(bytes_as) or False
         return self.replay
 
@@ -266,11 +273,15 @@ def layout_problem(special, byte_ids, merges, pattern):
     if not isinstance(merges, list) or not all(common.is_merge(m) for m in merges):
         return 'merges must be a list of [[a, b], new_id] with whole numbers'
     size = {i: 1 for i in byte_ids if i is not None}  # id -> how many bytes it spells
-    taken = list(special.values()) + byte_only(special, byte_ids) + [new for _, new in merges]
+    names = {i: name for name, i in special.items()}
+    taken = list(special.values()) + byte_only(special, byte_ids) + [new for _, new in merges if new not in names]
     if sorted(taken) != list(range(len(taken))):
         return f'the ids of specials, bytes and merges must be 0 to {len(taken) - 1}, each used once'
     before = -1
     for n, ((a, b), new) in enumerate(merges):
+        if new in names and a in size and b in size:  # into a special token's name: checked by its bytes
+            size[new] = size[a] + size[b]  # later merges may use it, as in tokenizers (they never apply)
+            continue
         if not (a in size and b in size and new > before):
             return (f'merges[{n}] joins ids {a} and {b} into {new}: not two bytes or earlier merges, '
                     'into a new id')
