@@ -44,8 +44,12 @@ from pathlib import Path
 if not __package__:  # run as python3 lab/audit.py: then tokenizer cannot be imported
     sys.exit('run this lab from the project folder as: python3 -m lab.audit')
 
-from lab import common, kinds
-from lab.common import UNKNOWN, percentile, shown
+from lab import kinds
+from lab.contract import lessons
+from lab.contract.checks import UNKNOWN
+from lab.plumbing import cli, locations, measures, reading, saving, terminal
+from lab.plumbing.measures import percentile
+from lab.plumbing.terminal import shown
 
 RARE = 3  # a row used fewer times than this is "rarely used"
 SHOWN = 12  # how many characters, rows or failures to list before "and N more"
@@ -91,15 +95,15 @@ def split_characters(tok, line, ids):
 def audit(tok, text):
     """Every figure of the report, as a dict."""
     encode = kinds.plain(tok)
-    lines = common.lines_of(text)
-    report = common.count_lines(tok, encode, lines)
+    lines = measures.lines_of(text)
+    report = lessons.count_lines(tok, encode, lines)
     used, failures, offsets_bad, split = Counter(), [], 0, 0
     for n, line in enumerate(lines, 1):
         ids = encode(line)
         used.update(ids)
         back, want = tok.decode(ids), known(tok, line)
         if back != want:
-            failures.append((n, common.first_difference(back, want)))
+            failures.append((n, measures.first_difference(back, want)))
         offsets_bad += not offsets_ok(tok, line, ids)
         split += split_characters(tok, line, ids) if tok.unknown_id is None else 0
     newline = encode('\n')
@@ -109,7 +113,7 @@ def audit(tok, text):
     report.update(unknown_rate=sum(report['unknown'].values()) / max(report['chars'], 1),
                   fallback_rate=split / max(report['chars'], 1) if tok.unknown_id is None else None,
                   collisions=Counter({name: text.count(name) for name in tok.special_ids if name in text}),
-                  failures=failures, offsets_bad=offsets_bad, not_nfc=common.not_nfc(text),
+                  failures=failures, offsets_bad=offsets_bad, not_nfc=measures.not_nfc(text),
                   never=[i for i in range(tok.vocab_size) if not used[i] and i not in specials],
                   rare=[i for i in range(tok.vocab_size) if 0 < used[i] < RARE])
     return report
@@ -122,16 +126,16 @@ def row(label, value):
 
 def listed(items, start=0, columns=80 - 13):
     """Up to SHOWN items, escaped and wrapped to fit after the label column."""
-    items = [common.clip(shown(item), columns) for item in items]
+    items = [terminal.clip(shown(item), columns) for item in items]
     if not items:
         return 'none'
     words = items[:SHOWN] + ([f'and {len(items) - SHOWN} more'] if len(items) > SHOWN else [])
     lines, used = [[]], start
     for word in words:
-        if lines[-1] and used + 1 + common.width(word) > columns:
+        if lines[-1] and used + 1 + terminal.width(word) > columns:
             lines.append([])
             used = 0
-        used += common.width(word) + bool(lines[-1])
+        used += terminal.width(word) + bool(lines[-1])
         lines[-1].append(word)
     return '\n'.join(' '.join(line) for line in lines)
 
@@ -147,7 +151,7 @@ def show(tok, r, max_unk):
     gates = gates_of(r, max_unk)
     row('fingerprint', "sha256 of the tokenizer's canonical JSON:")
     row('', kinds.fingerprint(tok))
-    row('vocabulary', common.fill(f'a {tok.kind} tokenizer, {kinds.describe(tok)}', columns=80 - 13))
+    row('vocabulary', terminal.fill(f'a {tok.kind} tokenizer, {kinds.describe(tok)}', columns=80 - 13))
     row('corpus', f"{r['lines']:,} lines, {r['chars']:,} characters (newlines not counted)")
     if r['not_nfc']:  # encoded as given all the same: NFD Korean gets other ids than the NFC a user types
         row('', f"NOT NFC: {r['not_nfc'][0]:,} characters in {r['not_nfc'][1]:,} lines (lab.normalize)")
@@ -178,7 +182,7 @@ def show(tok, r, max_unk):
 def identity(tok, path):
     """What a release record holds of the tokenizer saved at path: what --manifest compares."""
     end = kinds.document_end(tok)
-    return {'tokenizer_sha256': hashlib.sha256(common.read_bytes(path, common.MAKE_TOKENIZER)).hexdigest(),
+    return {'tokenizer_sha256': hashlib.sha256(reading.read_bytes(path, locations.MAKE_TOKENIZER)).hexdigest(),
             'kind': tok.kind, 'vocab_size': tok.vocab_size,
             'id_to_token_sha256': kinds.mapping_fingerprint(tok), 'special_ids': tok.special_ids,
             'normalization': NORMALIZATION,
@@ -190,7 +194,7 @@ def record(tok, path, corpus, text, r):
     audit saw on the corpus."""
     return {**identity(tok, path), 'audit': {
         'corpus': str(corpus), 'corpus_sha256': hashlib.sha256(text.encode('utf-8')).hexdigest(),
-        'corpus_nfc': common.not_nfc(text) is None, 'lines': r['lines'], 'characters': r['chars'],
+        'corpus_nfc': measures.not_nfc(text) is None, 'lines': r['lines'], 'characters': r['chars'],
         'tokens': r['tokens'], 'unknown_rate': r['unknown_rate'], 'byte_fallback_rate': r['fallback_rate'],
         'collisions': dict(r['collisions']),
         'tokens_per_line': {f'p{p}': percentile(r['per_line'], p) for p in (50, 95, 99)}}}
@@ -198,7 +202,7 @@ def record(tok, path, corpus, text, r):
 
 def check_manifest(manifest, path):
     """The tokenizer at path, compared with its release record: ValueError at the first difference."""
-    saved = common.read_json(manifest, 'write it with python3 -m lab.audit FILE --out MANIFEST', 2**20)
+    saved = reading.read_json(manifest, 'write it with python3 -m lab.audit FILE --out MANIFEST', 2**20)
     if not isinstance(saved, dict) or not set(RECORDED) <= set(saved):
         raise ValueError(f'{manifest} is not a release record of lab.audit: write one with --out')
     tok = kinds.load(path)
@@ -206,7 +210,7 @@ def check_manifest(manifest, path):
     for key in RECORDED:
         where, ours, theirs = first_difference(key, found[key], saved[key])
         if where:
-            raise ValueError(f'{path} does not match {manifest}: {common.clip(where, 32)} {brief(ours)}, '
+            raise ValueError(f'{path} does not match {manifest}: {terminal.clip(where, 32)} {brief(ours)}, '
                              f'recorded {brief(theirs)}')
     return tok, saved
 
@@ -235,12 +239,12 @@ def brief(value):
 
 
 def arguments():
-    parser = common.parser(__doc__)
-    common.add_file(parser, 'the corpus to audit on')
-    common.add_tokenizer(parser, 'a saved tokenizer, of any kind')
+    parser = cli.parser(__doc__)
+    cli.add_file(parser, 'the corpus to audit on')
+    cli.add_tokenizer(parser, 'a saved tokenizer, of any kind')
     parser.add_argument('--max-unk', type=float, default=0.001, metavar='RATE',
                         help='the highest unknown rate that passes (default: 0.001, that is 0.1 %%)')
-    common.add_out(parser, None, 'write the release record there when every gate passes',
+    cli.add_out(parser, None, 'write the release record there when every gate passes',
                    'a release record')
     parser.add_argument('--manifest', type=Path, metavar='MANIFEST',
                         help='check the tokenizer against this release record, and nothing else')
@@ -261,14 +265,14 @@ def main():
         print(f"  sha256 {saved['tokenizer_sha256'][:16]}..., ids {saved['id_to_token_sha256'][:16]}...")
         return
     if args.out:
-        common.check_output_path(args.out, 'release record', common.json_with(*RECORDED),
+        saving.check_output_path(args.out, 'release record', saving.json_with(*RECORDED),
                                  inputs=[args.file, args.tokenizer], force=args.force)
     tok = kinds.load(args.tokenizer)
-    text = common.read_text(args.file)
+    text = reading.read_text(args.file)
     r = audit(tok, text)
     gates = gates_of(r, args.max_unk)
     if args.out and all(gates.values()):  # before the report: a reader gone (| head) does not lose it
-        common.save(json.dumps(record(tok, args.tokenizer, args.file, text, r), ensure_ascii=False, indent=2)
+        saving.save(json.dumps(record(tok, args.tokenizer, args.file, text, r), ensure_ascii=False, indent=2)
                     + '\n', args.out)
     print(f'audit of {shown(args.tokenizer.name)} on {shown(args.file.name)}\n')
     show(tok, r, args.max_unk)
@@ -282,4 +286,4 @@ def main():
 
 
 if __name__ == '__main__':
-    common.run(main)
+    cli.run(main)

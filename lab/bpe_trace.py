@@ -13,7 +13,7 @@ import sys
 if not __package__:  # run as python3 lab/bpe_trace.py: then tokenizer cannot be imported
     sys.exit('run this lab from the project folder as: python3 -m lab.bpe_trace')
 
-from lab import common
+from lab.plumbing import cli, terminal
 from tokenizer import BPE, merge
 
 
@@ -21,8 +21,8 @@ def step(before, tok, ids):
     """before, the pieces of ids between |, and how many there are: within 80 columns (a long
     text is cut, its count kept)."""
     count = f' {len(ids)}'
-    pieces = '|'.join(common.shown(tok.vocab[i]) for i in ids)
-    return common.clip(f'{before} {pieces}', 80 - len(count)) + count
+    pieces = '|'.join(terminal.shown(tok.vocab[i]) for i in ids)
+    return terminal.clip(f'{before} {pieces}', 80 - len(count)) + count
 
 
 def trace(text, count):
@@ -36,14 +36,14 @@ def trace(text, count):
 
 
 def main():
-    parser = common.parser(__doc__)
+    parser = cli.parser(__doc__)
     parser.add_argument('text', nargs='?', default='low lower lowest', metavar='TEXT',
                         help="the text to learn from (default: 'low lower lowest')")
-    parser.add_argument('--merges', type=common.whole_number, default=4, metavar='N',
+    parser.add_argument('--merges', type=cli.whole_number, default=4, metavar='N',
                         help='merges to learn (default: %(default)s)')
     args = parser.parse_args()
     trace(args.text, args.merges)
 
 
 if __name__ == '__main__':
-    common.run(main)
+    cli.run(main)

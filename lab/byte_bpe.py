@@ -23,49 +23,50 @@ from pathlib import Path
 if not __package__:  # run as python3 lab/byte_bpe.py: then tokenizer cannot be imported
     sys.exit('run this lab from the project folder as: python3 -m lab.byte_bpe')
 
-from lab import common, kinds
+from lab import kinds
 from lab.kinds import ByteBPE, CharBPE
 from lab.kinds.byte import FIRST_MERGE
+from lab.plumbing import cli, reading, saving, terminal
 
 OUT = Path('data/byte_tokenizer.json')
 SAMPLES = ['Q: hi\nA: ', 'cat', '안녕', '😀']
 
 
 def main():
-    parser = common.parser(__doc__)
-    common.add_file(parser, 'the text to train on')
-    parser.add_argument('--vocab-size', type=common.whole_number, default=300, metavar='N',
+    parser = cli.parser(__doc__)
+    cli.add_file(parser, 'the text to train on')
+    parser.add_argument('--vocab-size', type=cli.whole_number, default=300, metavar='N',
                         help=f'ids in all: {FIRST_MERGE} fixed ones, then one per merge (default: 300, '
                              f'that is {300 - FIRST_MERGE} merges)')
-    common.add_out(parser, OUT, 'where to save it', 'a tokenizer file')
+    cli.add_out(parser, OUT, 'where to save it', 'a tokenizer file')
     args = parser.parse_args()
     if args.vocab_size < FIRST_MERGE:
         parser.error(f'--vocab-size must be at least {FIRST_MERGE}: 4 special ids and 256 bytes')
-    common.check_output_path(args.out, 'tokenizer file', kinds.is_tokenizer_file,
+    saving.check_output_path(args.out, 'tokenizer file', kinds.is_tokenizer_file,
                              inputs=[args.file], force=args.force)
-    text = common.read_text(args.file)
-    common.say_if_read_otherwise(args.file)
+    text = reading.read_text(args.file)
+    cli.say_if_read_otherwise(args.file)
     kinds.save(ByteBPE.train(text, args.vocab_size - FIRST_MERGE), args.out)
     tok = kinds.load(args.out)
-    name = common.shown(args.file.name)
+    name = terminal.shown(args.file.name)
     print(f'byte-level BPE on {name}: {len(text.encode("utf-8")):,} bytes, '
           f'vocab {tok.vocab_size} ({len(tok.merges)} merges)')
     print(f'ids: <pad>=0 <unk>=1 <bos>=2 <eos>=3, bytes 4-259, merges 260-{tok.vocab_size - 1}')
     first = '  '.join(f'{tok.bytes_of[new].decode("utf-8", "replace")!r}' for _, new in tok.merges[:8])
-    print(common.clip(f'first merges: {first}'))
+    print(terminal.clip(f'first merges: {first}'))
 
     ids = tok.encode(text)
     if tok.decode(ids) != text:
         raise ValueError(f'round trip of {args.file} FAILED')
     char_tok = CharBPE.train(text, len(tok.merges))
     chars = len(char_tok.encode(text))
-    print(common.fill(f'round trip of {name}: OK, {len(ids):,} tokens '
+    print(terminal.fill(f'round trip of {name}: OK, {len(ids):,} tokens '
                       f'(character-level, {len(char_tok.merges)} merges: {chars:,})', '', '  '))
     if kinds.special_strings_line(tok, [text]):
         print(kinds.special_strings_line(tok, [text]))
-    print(f'saved {common.shown(str(args.out))} and loaded it back\n')
+    print(f'saved {terminal.shown(str(args.out))} and loaded it back\n')
     rows = sample_rows(tok, char_tok)
-    print(common.table(rows, right={1, 3}))
+    print(terminal.table(rows, right={1, 3}))
     if any(row[4] != 'OK' for row in rows[1:]):
         raise ValueError('a sample did not round-trip')
 
@@ -78,7 +79,7 @@ def sample_rows(tok, char_tok):
         sample_ids = tok.encode(sample)
         char_ids = char_tok.encode(sample)
         unknown = char_ids.count(char_tok.unknown_id)
-        ids = common.clip(' '.join(map(str, sample_ids)), 28)  # a sample the merges miss: a byte an id
+        ids = terminal.clip(' '.join(map(str, sample_ids)), 28)  # a sample the merges miss: a byte an id
         rows.append((repr(sample), str(len(sample.encode('utf-8'))), ids,
                      str(len(sample_ids)), 'OK' if tok.decode(sample_ids) == sample else 'FAILED',
                      f'{len(char_ids)} ({unknown} unknown)' if unknown else str(len(char_ids))))
@@ -86,4 +87,4 @@ def sample_rows(tok, char_tok):
 
 
 if __name__ == '__main__':
-    common.run(main)
+    cli.run(main)

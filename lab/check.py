@@ -19,17 +19,18 @@ import sys
 if not __package__:  # run as python3 lab/check.py: then tokenizer cannot be imported
     sys.exit('run this lab from the project folder as: python3 -m lab.check')
 
-from lab import common, kinds
+from lab import kinds
+from lab.plumbing import cli, terminal
 
 
 def main():
-    parser = common.parser(__doc__)
-    common.add_tokenizer(parser, 'the tokenizer to check')
+    parser = cli.parser(__doc__)
+    cli.add_tokenizer(parser, 'the tokenizer to check')
     path = parser.parse_args().tokenizer
     tok = kinds.load(path)
-    print(f'{common.shown(str(path))}: sound, a {tok.kind} tokenizer')
+    print(f'{terminal.shown(str(path))}: sound, a {tok.kind} tokenizer')
     print(f'  {kinds.describe(tok)}')
 
 
 if __name__ == '__main__':
-    common.run(main)
+    cli.run(main)

@@ -20,8 +20,10 @@ import time
 if not __package__:  # run as python3 lab/compare.py: then tokenizer cannot be imported
     sys.exit('run this lab from the project folder as: python3 -m lab.compare')
 
-from lab import common, kinds
+from lab import kinds
+from lab.contract import checks
 from lab.kinds import KINDS
+from lab.plumbing import cli, measures, reading, terminal
 
 HOLDOUT = 0.1  # --holdout without RATE: the last tenth of the lines, as lab.vocab_curve holds out
 
@@ -34,7 +36,7 @@ def measure(Kind, train_text, text, count):
     encode = kinds.plain(tok)  # a special string in the text is text here, as for any kind
     ids = encode(text)
     unknown = None if tok.unknown_id is None else ids.count(tok.unknown_id) / max(len(ids), 1)
-    line = common.first_line(text)
+    line = measures.first_line(text)
     return {'merges': len(tok.state()['merges']), 'vocab': tok.vocab_size, 'tokens': len(ids),
             'per_token': len(text) / max(len(ids), 1), 'unknown': unknown,
             'round_trip': tok.decode(ids) == text, 'seconds': seconds,
@@ -44,14 +46,14 @@ def measure(Kind, train_text, text, count):
 def compare(text, count, holdout=None):
     """(training part, measured part, {kind: figures}): every kind trained on the first part
     and measured on the second; on the whole text for both unless holdout is a share."""
-    train_text, measured = common.hold_out(text, holdout) if holdout else (text, text)
+    train_text, measured = measures.hold_out(text, holdout) if holdout else (text, text)
     figures = {}
     for Kind in KINDS.values():
         Kind.train('', 0)  # what a kind makes once in a process (a compiled pattern) is not training
     for n, (name, Kind) in enumerate(KINDS.items(), 1):
-        common.status(f'training {name} ({n} of {len(KINDS)}) on {len(train_text):,} characters ...')
+        terminal.status(f'training {name} ({n} of {len(KINDS)}) on {len(train_text):,} characters ...')
         figures[name] = measure(Kind, train_text, measured, count)
-    common.status()
+    terminal.status()
     return train_text, measured, figures
 
 
@@ -66,36 +68,36 @@ def figure_rows(figures):
 
 
 def main():
-    parser = common.parser(__doc__)
-    common.add_file(parser, 'the text to compare the kinds on')
-    parser.add_argument('--merges', type=common.whole_number, default=100, metavar='N',
+    parser = cli.parser(__doc__)
+    cli.add_file(parser, 'the text to compare the kinds on')
+    parser.add_argument('--merges', type=cli.whole_number, default=100, metavar='N',
                         help='merges each kind learns (default: %(default)s)')
-    parser.add_argument('--holdout', type=common.share, nargs='?', const=HOLDOUT, metavar='RATE',
+    parser.add_argument('--holdout', type=cli.share, nargs='?', const=HOLDOUT, metavar='RATE',
                         help=f'measure on the last RATE of the lines, held out of training (default: '
                              f'measure on the training text; RATE left out: {HOLDOUT})')
     args = parser.parse_args()
-    text = common.read_text(args.file)
+    text = reading.read_text(args.file)
     train_text, measured, figures = compare(text, args.merges, args.holdout)
-    name = common.shown(args.file.name)
+    name = terminal.shown(args.file.name)
     if args.holdout:
-        held, lines = len(common.lines_of(measured)), len(common.lines_of(text))  # as many as can be
+        held, lines = len(measures.lines_of(measured)), len(measures.lines_of(text))  # as many as can be
         where = (f'trained on {len(train_text):,} characters, measured on the {len(measured):,} held out '
                  f'(the last {held:,} of its {lines:,} lines)')
     else:
         where = f'trained and measured on all {len(text):,} characters (--holdout to hold some out)'
-    print(common.fill(f'{args.merges:,} merges asked of each kind on {name}; {where}') + '\n')
-    print(common.table(figure_rows(figures), right={1, 2, 3, 4, 5, 7}))
+    print(terminal.fill(f'{args.merges:,} merges asked of each kind on {name}; {where}') + '\n')
+    print(terminal.table(figure_rows(figures), right={1, 2, 3, 4, 5, 7}))
     specials = kinds.special_strings_line(kinds.SpecialBPE.train(measured, 0), [measured])  # the special kind's
     if specials:
         print(specials)
-    print('\n' + common.fill("unknown: tokens for a character the kind never saw; each comes back as "
+    print('\n' + terminal.fill("unknown: tokens for a character the kind never saw; each comes back as "
                              "'\\ufffd', and the round trip fails") + '\n')
     print('one line, token by token:')
     for kind, f in figures.items():
-        print(common.clip(f'  {kind:<8} |' + '|'.join(common.shown(piece) for piece in f['line']) + '|'))
-    if any(common.UNKNOWN in piece for f in figures.values() for piece in f['line']):
-        print(f'  ({common.UNKNOWN}: an unknown character; \\xec: a byte of a character split across tokens)')
+        print(terminal.clip(f'  {kind:<8} |' + '|'.join(terminal.shown(piece) for piece in f['line']) + '|'))
+    if any(checks.UNKNOWN in piece for f in figures.values() for piece in f['line']):
+        print(f'  ({checks.UNKNOWN}: an unknown character; \\xec: a byte of a character split across tokens)')
 
 
 if __name__ == '__main__':
-    common.run(main)
+    cli.run(main)

@@ -27,7 +27,9 @@ from pathlib import Path
 if not __package__:  # run as python3 lab/compression.py: then tokenizer cannot be imported
     sys.exit('run this lab from the project folder as: python3 -m lab.compression')
 
-from lab import common, kinds
+from lab import kinds
+from lab.contract import lessons
+from lab.plumbing import cli, locations, measures, reading, terminal
 
 ENGLISH = """The river ran past the old mill, and the children walked beside it to school.
 In spring the water was high and brown; in summer it was low and clear.
@@ -41,7 +43,7 @@ KOREAN = """강은 오래된 방앗간 옆을 흘렀고, 아이들은 그 길을
 """
 SAMPLE_MERGES = 100
 KINDS = [  # the first that matches names the line
-    ('Korean', common.HANGUL),
+    ('Korean', measures.HANGUL),
     ('URLs', re.compile(r'https?://|www\.')),
     ('code', re.compile(r'^\s{2,}\S|[{}]|;$|^\s*(def|class|import|return|for|if)\b|==|\w\(.*\)')),
     ('numbers', re.compile(r'\d')),
@@ -56,11 +58,11 @@ def kind_of(line):
 
 def measure(name, tok, encode, lines):
     """One table row for lines (each without its newline)."""
-    c = common.count_lines(tok, encode, lines)
-    return [name, common.figure(c['lines']), common.figure(c['chars']), common.figure(c['tokens']),
+    c = lessons.count_lines(tok, encode, lines)
+    return [name, terminal.figure(c['lines']), terminal.figure(c['chars']), terminal.figure(c['tokens']),
             ratio(c['chars'], c['tokens']), ratio(c['bytes'], c['tokens']),
             f"{sum(c['unknown'].values()) / max(c['chars'], 1):.1%}",
-            *(common.figure(common.percentile(c['per_line'], p)) for p in (50, 95, 99))]
+            *(terminal.figure(measures.percentile(c['per_line'], p)) for p in (50, 95, 99))]
 
 
 def ratio(count, tokens):
@@ -68,32 +70,32 @@ def ratio(count, tokens):
     character out), two decimals, or a whole figure from 1,000 up (one token of a long line)."""
     if not tokens:
         return '-'
-    return f'{count / tokens:.2f}' if count / tokens < 1000 else common.figure(round(count / tokens))
+    return f'{count / tokens:.2f}' if count / tokens < 1000 else terminal.figure(round(count / tokens))
 
 
 def report(tok, named_texts, slices=True):
     encode = kinds.plain(tok)
     rows = [HEADER]
     for name, text in named_texts:
-        lines = common.lines_of(text)
-        rows.append(measure(common.shown(name), tok, encode, lines))
+        lines = measures.lines_of(text)
+        rows.append(measure(terminal.shown(name), tok, encode, lines))
         by_kind = {}
         for line in lines:
             if line.strip():  # a blank line is of no kind
                 by_kind.setdefault(kind_of(line), []).append(line)
         if slices and len(by_kind) > 1:  # a row for each kind of line, in order of first appearance
             rows += [measure(f'  {kind}', tok, encode, part) for kind, part in by_kind.items()]
-    figures = max(map(common.width, common.table([row[1:] for row in rows]).splitlines()))
+    figures = max(map(terminal.width, terminal.table([row[1:] for row in rows]).splitlines()))
     most = max(min(NAME_COLUMNS, 80 - 2 - figures), 4)  # the names take what the figures leave
     for row in rows[1:]:
-        while common.width(row[0]) > most:  # cut by the columns shown: Hangul takes two
+        while terminal.width(row[0]) > most:  # cut by the columns shown: Hangul takes two
             row[0] = row[0][:-2] + '~'
-    print(common.table(rows, right=range(1, len(HEADER))))
+    print(terminal.table(rows, right=range(1, len(HEADER))))
     if kinds.special_strings_line(tok, [text for _, text in named_texts]):
         print(kinds.special_strings_line(tok, [text for _, text in named_texts]))
     unknown = ('the unknown id' if tok.unknown_id is not None else
                'no id: a byte tokenizer leaves out a byte it has no id for')
-    print('\n' + common.fill('chars, tokens: of the lines, newlines not counted; ch/tok, B/tok: characters '
+    print('\n' + terminal.fill('chars, tokens: of the lines, newlines not counted; ch/tok, B/tok: characters '
                              'and UTF-8 bytes per token; unknown: share of the characters that got '
                              f'{unknown}; p50/p95/p99: tokens per line (nearest rank)'))
     if any(cell[-1:] in ('M', 'G') for row in rows[1:] for cell in row[1:]):
@@ -101,16 +103,16 @@ def report(tok, named_texts, slices=True):
 
 
 def main():
-    parser = common.parser(__doc__)
+    parser = cli.parser(__doc__)
     parser.add_argument('files', nargs='*', type=Path, metavar='FILE',
                         help='text files (default: two built-in samples)')
-    common.add_tokenizer(parser, 'a saved tokenizer, for FILE or, given without FILE, for the samples')
+    cli.add_tokenizer(parser, 'a saved tokenizer, for FILE or, given without FILE, for the samples')
     args = parser.parse_args()
-    if args.files or args.tokenizer != common.SAVED:
+    if args.files or args.tokenizer != locations.SAVED:
         tok = kinds.load(args.tokenizer)
-        print(f'tokenizer: {common.shown(args.tokenizer.name)}, {tok.kind}, {tok.vocab_size:,} ids\n')
+        print(f'tokenizer: {terminal.shown(args.tokenizer.name)}, {tok.kind}, {tok.vocab_size:,} ids\n')
         if args.files:
-            report(tok, [(path.name, common.read_text(path)) for path in args.files])
+            report(tok, [(path.name, reading.read_text(path)) for path in args.files])
         else:
             report(tok, [('English', ENGLISH), ('Korean', KOREAN)], slices=False)
         return
@@ -120,4 +122,4 @@ def main():
 
 
 if __name__ == '__main__':
-    common.run(main)
+    cli.run(main)

@@ -28,30 +28,31 @@ from pathlib import Path
 if not __package__:  # run as python3 lab/export_hf.py: then tokenizer cannot be imported
     sys.exit('run this lab from the project folder as: python3 -m lab.export_hf')
 
-from lab import common, kinds
+from lab import kinds
 from lab.kinds.hf import from_hf, to_hf
+from lab.plumbing import cli, reading, saving, terminal
 
 OUT = Path('data/tokenizer.hf.json')
 
 
 def main():
-    parser = common.parser(__doc__)
-    common.add_tokenizer(parser, 'the tokenizer to export, of any kind')
-    common.add_out(parser, OUT, 'where to write it', 'a Hugging Face tokenizer file')
+    parser = cli.parser(__doc__)
+    cli.add_tokenizer(parser, 'the tokenizer to export, of any kind')
+    cli.add_out(parser, OUT, 'where to write it', 'a Hugging Face tokenizer file')
     args = parser.parse_args()
-    common.check_output_path(args.out, 'Hugging Face tokenizer file', common.json_with('model'),
+    saving.check_output_path(args.out, 'Hugging Face tokenizer file', saving.json_with('model'),
                              inputs=[args.tokenizer], force=args.force)
     tok = kinds.load(args.tokenizer)
     data = to_hf(tok)
-    common.save(json.dumps(data, ensure_ascii=False, indent=2) + '\n', args.out)
-    back = from_hf(common.read_json(args.out, 'run python3 -m lab.export_hf again'))  # it reads back
+    saving.save(json.dumps(data, ensure_ascii=False, indent=2) + '\n', args.out)
+    back = from_hf(reading.read_json(args.out, 'run python3 -m lab.export_hf again'))  # it reads back
     if back.state() != tok.state():
         raise ValueError(f'{args.out} does not read back as the same tokenizer')
-    out = common.shown(str(args.out))
+    out = terminal.shown(str(args.out))
     print(f"wrote {out}: a {tok.kind} tokenizer, {len(data['model']['vocab']):,} tokens, "
           f"{len(data['model']['merges']):,} merges")
-    print(f'load it with: tokenizers.Tokenizer.from_file({common.shown(repr(str(out)))})')  # valid Python
+    print(f'load it with: tokenizers.Tokenizer.from_file({terminal.shown(repr(str(out)))})')  # valid Python
 
 
 if __name__ == '__main__':
-    common.run(main)
+    cli.run(main)

@@ -38,10 +38,11 @@ import time
 if not __package__:  # run as python3 lab/fast_bpe.py: then tokenizer cannot be imported
     sys.exit('run this lab from the project folder as: python3 -m lab.fast_bpe')
 
-from lab import common, fast, kinds
+from lab import fast, kinds
 from lab.kinds.byte import RULES
 from lab.kinds.patterns import PIECE_PATTERNS, pattern_problem
 from lab.kinds.texts import HOW, documents
+from lab.plumbing import cli, locations, reading, saving, terminal
 
 # the options of each kind
 TAKES = {'pattern': ['piece', 'byte'], 'special': ['special', 'byte'], 'rules': ['byte']}
@@ -64,13 +65,13 @@ def show_progress(started):
 
 
 def arguments():
-    parser = common.parser(__doc__)
-    common.add_file(parser, 'the text to train on')
+    parser = cli.parser(__doc__)
+    cli.add_file(parser, 'the text to train on')
     parser.add_argument('--kind', choices=list(kinds.KINDS), default='char',
                         help='the kind of tokenizer (default: %(default)s, the lesson\'s)')
     parser.add_argument('--rules', choices=RULES, metavar='RULES',
                         help="whose rules the merges follow: lesson (default) or tokenizers: byte")
-    parser.add_argument('--pattern', type=common.checked_by(pattern_problem), metavar='NAME',
+    parser.add_argument('--pattern', type=cli.checked_by(pattern_problem), metavar='NAME',
                         help=f'cut the text first ({", ".join(PIECE_PATTERNS)}, or a regular '
                              'expression): piece and byte')
     parser.add_argument('--special', nargs='+', metavar='NAME',
@@ -78,11 +79,11 @@ def arguments():
     parser.add_argument('--documents', choices=HOW, metavar='HOW',
                         help='train on the documents apart: paragraphs (between blank lines) or lines')
     size = parser.add_mutually_exclusive_group()
-    size.add_argument('--merges', type=common.whole_number, metavar='N',
+    size.add_argument('--merges', type=cli.whole_number, metavar='N',
                       help='merges to learn (default: what settings.json asks for)')
-    size.add_argument('--vocab-size', type=common.whole_number, metavar='N',
+    size.add_argument('--vocab-size', type=cli.whole_number, metavar='N',
                       help='ids in all: the base ones, then one per merge')
-    common.add_out(parser, None, 'where to save the tokenizer (default: data/tokenizer.json for the char '
+    cli.add_out(parser, None, 'where to save the tokenizer (default: data/tokenizer.json for the char '
                    'kind, data/tokenizer-KIND.json for another)', 'a tokenizer file of the same kind')
     args = parser.parse_args()
     for option, kinds_that_take in TAKES.items():
@@ -90,7 +91,7 @@ def arguments():
             parser.error(f'--{option} is for --kind {" or ".join(kinds_that_take)}, not {args.kind}')
     for name in args.special or []:
         if os.path.exists(name):  # --special NAME ... takes all that follows: FILE was meant
-            parser.error(f'--special {common.quoted(name, 30)}: a file; FILE goes before --special')
+            parser.error(f'--special {terminal.quoted(name, 30)}: a file; FILE goes before --special')
         if not name.strip():
             parser.error('--special: a special token needs a name')
     if len(set(args.special or [])) < len(args.special or []):
@@ -106,7 +107,7 @@ def options(args):
 def merges_for(args, texts):
     """How many merges to learn: --merges, or as many as make --vocab-size ids, or settings.json."""
     if args.vocab_size is None:
-        return common.read_merge_count() if args.merges is None else args.merges
+        return reading.read_merge_count() if args.merges is None else args.merges
     base = kinds.KINDS[args.kind].train(texts, 0, **options(args)).vocab_size
     if args.vocab_size < base:
         raise ValueError(f'--vocab-size {args.vocab_size:,}: a {args.kind} tokenizer of this text starts '
@@ -118,7 +119,7 @@ def train(args, texts, count):
     """The tokenizer: the lesson's with the engine's progress line on a terminal, or another kind."""
     if args.kind != 'char':
         size = sum(map(len, texts))
-        common.status(f'training a {args.kind} tokenizer on {size:,} characters ...')
+        terminal.status(f'training a {args.kind} tokenizer on {size:,} characters ...')
         return kinds.KINDS[args.kind].train(texts, count, **options(args))
     interactive = sys.stderr.isatty()
     try:
@@ -133,9 +134,9 @@ def describe(tok):
     """What sets a kind apart, as parts of one line: its kind, pattern and special tokens."""
     parts = [f'kind: {tok.kind}']
     if hasattr(tok, 'pattern'):
-        parts.append(f'pattern: {common.shown(tok.pattern) if tok.pattern else "none"}')
+        parts.append(f'pattern: {terminal.shown(tok.pattern) if tok.pattern else "none"}')
     if tok.special_ids:
-        named = (f'{common.shown(name)}={i}' for name, i in tok.special_ids.items())
+        named = (f'{terminal.shown(name)}={i}' for name, i in tok.special_ids.items())
         parts.append('special: ' + ' '.join(named))
     return parts
 
@@ -143,11 +144,11 @@ def describe(tok):
 def main():
     args = arguments()
     args.out = args.out or kinds.default_path(args.kind)
-    common.check_output_path(args.out, f'{args.kind} tokenizer', functools.partial(kinds.is_tokenizer_file,
-                             kind=args.kind), inputs=[args.file, common.SETTINGS], force=args.force)
-    text = common.read_text(args.file, 'give a UTF-8 text file')
-    common.say_if_read_otherwise(args.file)
-    common.say_if_not_nfc(text, args.file)
+    saving.check_output_path(args.out, f'{args.kind} tokenizer', functools.partial(kinds.is_tokenizer_file,
+                             kind=args.kind), inputs=[args.file, locations.SETTINGS], force=args.force)
+    text = reading.read_text(args.file, 'give a UTF-8 text file')
+    cli.say_if_read_otherwise(args.file)
+    cli.say_if_not_nfc(text, args.file)
     texts = [text]
     if args.documents:
         texts, how = documents(text, args.documents)
@@ -156,14 +157,14 @@ def main():
         print(f'documents: {len(texts):,} ({how}), trained apart')
     count = merges_for(args, texts)
     tok = train(args, texts, count)
-    common.status()
+    terminal.status()
     kinds.save(tok, args.out)
     merges = len(tok.state()['merges'])
     if args.kind != 'char':
-        print(common.clip(', '.join(describe(tok)), 80))  # special names may be long
+        print(terminal.clip(', '.join(describe(tok)), 80))  # special names may be long
     print('vocab:', tok.vocab_size, 'merges:', merges)
     if merges < count and args.vocab_size is not None:
-        print(common.fill(f'(asked for {args.vocab_size:,} ids; no pair occurs twice after {merges:,} '
+        print(terminal.fill(f'(asked for {args.vocab_size:,} ids; no pair occurs twice after {merges:,} '
                           f'merges, so this text gives {tok.vocab_size:,})', '', ' '))
     elif merges < count:
         print(f'(asked for {count} merges; no pair occurs twice after {merges})')
@@ -171,8 +172,8 @@ def main():
     print('roundtrip:', 'OK' if tok.decode(encode(text)) == text else 'FAILED', encode('Q: hi\nA: '))
     if kinds.special_strings_line(tok, texts):
         print(kinds.special_strings_line(tok, texts))
-    print(f'saved {common.shown(str(args.out))}')
+    print(f'saved {terminal.shown(str(args.out))}')
 
 
 if __name__ == '__main__':
-    common.run(main)
+    cli.run(main)

@@ -26,22 +26,23 @@ from pathlib import Path
 if not __package__:  # run as python3 lab/import_hf.py: then tokenizer cannot be imported
     sys.exit('run this lab from the project folder as: python3 -m lab.import_hf')
 
-from lab import common, kinds
+from lab import kinds
 from lab.kinds.hf import from_hf
+from lab.plumbing import cli, reading, saving, terminal
 
 OUT = Path('data/imported.json')
 SAMPLE = 'Q: hi\nA: 안녕 😀'
 
 
 def main():
-    parser = common.parser(__doc__)
+    parser = cli.parser(__doc__)
     parser.add_argument('file', nargs='?', type=Path, default=Path('data/tokenizer.hf.json'), metavar='FILE',
                         help='a tokenizers file (default: %(default)s, from lab.export_hf)')
-    common.add_out(parser, OUT, 'where to save it, as a tokenizer of ours', 'a tokenizer file')
+    cli.add_out(parser, OUT, 'where to save it, as a tokenizer of ours', 'a tokenizer file')
     args = parser.parse_args()
-    common.check_output_path(args.out, 'tokenizer file', kinds.is_tokenizer_file, inputs=[args.file],
+    saving.check_output_path(args.out, 'tokenizer file', kinds.is_tokenizer_file, inputs=[args.file],
                              force=args.force)
-    data = common.read_json(args.file, 'give a tokenizer.json that the tokenizers library saved')
+    data = reading.read_json(args.file, 'give a tokenizer.json that the tokenizers library saved')
     try:
         tok = from_hf(data)
     except ValueError as e:
@@ -49,12 +50,12 @@ def main():
     kinds.save(tok, args.out)
     if kinds.load(args.out).state() != tok.state():
         raise ValueError(f'{args.out} does not read back as the same tokenizer')
-    print(f'read {common.shown(str(args.file))}: a {tok.kind} tokenizer')
+    print(f'read {terminal.shown(str(args.file))}: a {tok.kind} tokenizer')
     print(f'  {kinds.describe(tok)}')
     ids = kinds.plain(tok)(SAMPLE)
-    print(common.clip(f'{SAMPLE!r} -> {ids}'))
-    print(f'saved {common.shown(str(args.out))}; every --tokenizer lab takes it')
+    print(terminal.clip(f'{SAMPLE!r} -> {ids}'))
+    print(f'saved {terminal.shown(str(args.out))}; every --tokenizer lab takes it')
 
 
 if __name__ == '__main__':
-    common.run(main)
+    cli.run(main)

@@ -18,7 +18,8 @@ import sys
 if not __package__:  # run as python3 lab/merge_order.py: then tokenizer cannot be imported
     sys.exit('run this lab from the project folder as: python3 -m lab.merge_order')
 
-from lab import common, fast, kinds
+from lab import fast, kinds
+from lab.plumbing import cli, reading, terminal
 from tokenizer import BPE, merge
 
 SYMBOLS = ['l', 'o', 'w', 'e', 'r', '_']  # ids 0-5
@@ -53,18 +54,18 @@ def by_line(ids, newline):
 
 
 def pieces(tok, ids):
-    return '|'.join(common.shown(tok.vocab[i]) for i in ids)
+    return '|'.join(terminal.shown(tok.vocab[i]) for i in ids)
 
 
 def main():
-    parser = common.parser(__doc__)
-    common.add_file(parser, 'the text to encode')
-    common.add_tokenizer(parser, 'a saved tokenizer')
+    parser = cli.parser(__doc__)
+    cli.add_file(parser, 'the text to encode')
+    cli.add_tokenizer(parser, 'a saved tokenizer')
     parser.add_argument('--seed', type=int, default=0, metavar='N',
                         help='seed of the shuffle (default: %(default)s)')
     args = parser.parse_args()
     tok = kinds.load_lesson(args.tokenizer)  # first: a missing file is one line, and nothing before it
-    text = common.read_text(args.file)
+    text = reading.read_text(args.file)
     print('rules learned: 1) e r  2) w e   on: l o w e r _')
     print('  1 then 2:', apply(['e r', 'w e']))
     print('  2 then 1:', apply(['w e', 'e r']))
@@ -75,15 +76,15 @@ def main():
     encoded = [by_line(fast.encode(t, text), tok.chars.get('\n')) for t in (tok, other)]
     changed = sum(a != b for a, b in zip(*encoded))
     labels = ['learned order', f'shuffled, seed {args.seed}']
-    names = common.shown(args.tokenizer.name), common.shown(args.file.name)
+    names = terminal.shown(args.tokenizer.name), terminal.shown(args.file.name)
     print(f'\n{len(tok.merges)} merges of {names[0]} on {names[1]}')
-    rows = [[label, f'{sum(map(len, lines)):,} tokens', common.clip(pieces(t, lines[0]), 44)]
+    rows = [[label, f'{sum(map(len, lines)):,} tokens', terminal.clip(pieces(t, lines[0]), 44)]
             for label, t, lines in zip(labels, [tok, other], encoded)]
-    print(common.table(rows, right={1}))
+    print(terminal.table(rows, right={1}))
     print(f'{changed} of {len(encoded[0])} lines get other ids')
     if not changed:
         raise ValueError(f'the shuffle with seed {args.seed} kept every id; try another --seed')
 
 
 if __name__ == '__main__':
-    common.run(main)
+    cli.run(main)

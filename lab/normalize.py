@@ -25,7 +25,8 @@ import unicodedata
 if not __package__:  # run as python3 lab/normalize.py: then tokenizer cannot be imported
     sys.exit('run this lab from the project folder as: python3 -m lab.normalize')
 
-from lab import common, fast
+from lab import fast
+from lab.plumbing import cli, measures, reading, terminal
 
 SAMPLE = ('한국어 토크나이저는 글자를 조각으로 나눕니다.\n'   # written for this lab
           '정규화를 하지 않으면 같은 글자도 다르게 보입니다.\n')
@@ -33,7 +34,7 @@ MERGES = 20  # enough to learn a few syllable pairs of the sample
 
 
 def korean_lines(text):
-    return ''.join(line + '\n' for line in text.splitlines() if common.HANGUL.search(line))
+    return ''.join(line + '\n' for line in text.splitlines() if measures.HANGUL.search(line))
 
 
 def code_points(text):
@@ -55,31 +56,31 @@ def side_by_side(korean):
 
 
 def main():
-    parser = common.parser(__doc__)
-    common.add_file(parser, 'the text to check')
+    parser = cli.parser(__doc__)
+    cli.add_file(parser, 'the text to check')
     path = parser.parse_args().file
-    text = common.read_text(path)
-    name = common.shown(path.name)
+    text = reading.read_text(path)
+    name = terminal.shown(path.name)
 
     korean = korean_lines(text) or SAMPLE
     nfc, nfd, rows = side_by_side(korean)
     print(f'{f"the Korean lines of {name}" if korean is not SAMPLE else "a built-in Korean sample"}, '
           'in both forms')
     print(f'(tokens: a tokenizer trained on the NFC form, {MERGES} merges)\n')
-    print(common.table(rows, right={1, 2, 3, 4}))
-    word = next(word for word in nfc.split() if common.HANGUL.search(word))  # 'Q:' has one form only
+    print(terminal.table(rows, right={1, 2, 3, 4}))
+    word = next(word for word in nfc.split() if measures.HANGUL.search(word))  # 'Q:' has one form only
     part = ''
     if len(word) > WORD_SHOWN:  # a text without spaces: a 'word' may be a whole line
         word, part = word[:WORD_SHOWN], f' (its first {WORD_SHOWN} characters)'
     decomposed = unicodedata.normalize('NFD', word)
-    print(f'\nfirst Korean word {common.shown(repr(word))}{part}:')
-    print(common.fill(code_points(word), '  NFC  ', ' ' * 7))
-    print(common.fill(code_points(decomposed), '  NFD  ', ' ' * 7))
+    print(f'\nfirst Korean word {terminal.shown(repr(word))}{part}:')
+    print(terminal.fill(code_points(word), '  NFC  ', ' ' * 7))
+    print(terminal.fill(code_points(decomposed), '  NFD  ', ' ' * 7))
     print(f'  they print the same; equal as strings: {word == decomposed}')
 
-    bad = [n for n, line in enumerate(common.lines_of(text), 1) if not unicodedata.is_normalized('NFC', line)]
+    bad = [n for n, line in enumerate(measures.lines_of(text), 1) if not unicodedata.is_normalized('NFC', line)]
     if not bad:
-        print(f'\n{name}: NFC (unicodedata.is_normalized), {len(common.lines_of(text))} lines')
+        print(f'\n{name}: NFC (unicodedata.is_normalized), {len(measures.lines_of(text))} lines')
         return
     listed = ', '.join(map(str, bad[:10])) + (f' and {len(bad) - 10} more' if len(bad) > 10 else '')
     print(f'\n{name}: NOT NFC: line {listed}')
@@ -88,4 +89,4 @@ def main():
 
 
 if __name__ == '__main__':
-    common.run(main)
+    cli.run(main)

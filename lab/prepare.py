@@ -44,8 +44,10 @@ from pathlib import Path
 if not __package__:  # run as python3 lab/prepare.py: then tokenizer cannot be imported
     sys.exit('run this lab from the project folder as: python3 -m lab.prepare')
 
-from lab import common, fast, kinds
+from lab import fast, kinds
+from lab.contract import lessons
 from lab.kinds.texts import HOW, documents
+from lab.plumbing import cli, reading, saving, terminal
 
 BINS = ['train.bin', 'val.bin']
 TRAIN_SHARE = 0.95
@@ -120,12 +122,12 @@ def meta_of(tok, dtype, end, blobs):
 def read_bin(folder, name):
     """The ids of folder/name, refused unless they match folder/meta.json."""
     # a meta.json is a few hundred bytes: 64 KB is far more than one can need
-    meta = common.read_json(folder / 'meta.json', 'run python3 -m lab.prepare to make it', 2**16)
+    meta = reading.read_json(folder / 'meta.json', 'run python3 -m lab.prepare to make it', 2**16)
     entry = meta.get('files', {}).get(name) if isinstance(meta, dict) else None
     typecode = {'uint16': 'H', 'uint32': 'I'}.get(meta.get('dtype')) if isinstance(meta, dict) else None
     if not isinstance(entry, dict) or typecode is None:
         raise ValueError(f'{folder / "meta.json"} says nothing of {name}; run python3 -m lab.prepare again')
-    raw = common.read_bytes(folder / name, 'run python3 -m lab.prepare to make it')
+    raw = reading.read_bytes(folder / name, 'run python3 -m lab.prepare to make it')
     if hashlib.sha256(raw).hexdigest() != entry.get('sha256'):
         raise ValueError(f'{folder / name} is not the file meta.json describes (another run, or '
                          'stopped halfway?); run python3 -m lab.prepare again')
@@ -133,21 +135,21 @@ def read_bin(folder, name):
 
 
 def arguments():
-    parser = common.parser(__doc__)
-    common.add_file(parser, 'the text to prepare')
-    common.add_tokenizer(parser, 'a saved tokenizer, of any kind')
-    common.add_out(parser, Path('data'), 'the folder for train.bin, val.bin and meta.json (made if missing)',
+    parser = cli.parser(__doc__)
+    cli.add_file(parser, 'the text to prepare')
+    cli.add_tokenizer(parser, 'a saved tokenizer, of any kind')
+    cli.add_out(parser, Path('data'), 'the folder for train.bin, val.bin and meta.json (made if missing)',
                    'a file of this lab (in PATH)')
     parser.add_argument('--documents', choices=HOW, metavar='HOW',
                         help='what a document is: paragraphs (between blank lines) or lines (default: '
                              'Q/A pairs for the lesson\'s data, else paragraphs)')
-    parser.add_argument('--block-size', type=common.positive, default=8, metavar='N',
+    parser.add_argument('--block-size', type=cli.positive, default=8, metavar='N',
                         help='tokens in each window (default: %(default)s)')
-    parser.add_argument('--batch-size', type=common.positive, default=4, metavar='N',
+    parser.add_argument('--batch-size', type=cli.positive, default=4, metavar='N',
                         help='windows in the batch (default: %(default)s)')
     parser.add_argument('--seed', type=int, default=1337, metavar='N',
                         help='seed of the windows (default: %(default)s)')
-    parser.add_argument('--jobs', type=common.jobs, metavar='N',
+    parser.add_argument('--jobs', type=cli.jobs, metavar='N',
                         help='processes to encode with (default: one per idle core for a text of '
                              f'{fast.PARALLEL_FROM:,} characters or more, else one)')
     return parser
@@ -163,10 +165,10 @@ def refuse_before_work(args):
         return  # nothing in it to replace
     elsewhere = 'move it away or give --out another folder'  # the names in the folder are not the user's
     for name in BINS:
-        common.check_output_path(args.out / name, '.bin file', lambda path: path.suffix == '.bin',
+        saving.check_output_path(args.out / name, '.bin file', lambda path: path.suffix == '.bin',
                                  inputs=[args.file, args.tokenizer], force=args.force, fix=elsewhere)
-    is_meta = common.json_with('files', 'dtype')
-    common.check_output_path(args.out / 'meta.json', 'meta.json of lab.prepare', is_meta,
+    is_meta = saving.json_with('files', 'dtype')
+    saving.check_output_path(args.out / 'meta.json', 'meta.json of lab.prepare', is_meta,
                              inputs=[args.file, args.tokenizer], force=args.force, fix=elsewhere)
 
 
@@ -200,16 +202,16 @@ def prepare(tok, text, out, block_size, jobs=None, name='the text', how=None):
     blobs = {'train.bin': to_bytes(train, typecode), 'val.bin': to_bytes(val, typecode)}
     out.mkdir(parents=True, exist_ok=True)
     meta = json.dumps(meta_of(tok, dtype, end, blobs), indent=2) + '\n'
-    common.save_together([*((blob, out / file) for file, blob in blobs.items()), (meta, out / 'meta.json')])
+    saving.save_together([*((blob, out / file) for file, blob in blobs.items()), (meta, out / 'meta.json')])
     return {'docs': len(docs), 'how': how, 'train': train, 'val': val, 'train_docs': cut, 'dtype': dtype,
             'end': end, 'id_bytes': array(typecode).itemsize, 'back': read_bin(out, 'train.bin'),
-            'unknown': sum(common.unknown_characters(tok, docs).values()),  # of what is written
+            'unknown': sum(lessons.unknown_characters(tok, docs).values()),  # of what is written
             'special': kinds.special_strings(tok, docs)}
 
 
 def shown_ids(tok, ids):
     """Ids as the text they stand for, special tokens by name, cut to fit a line."""
-    return common.clip(common.shown(repr(''.join(kinds.token_text(tok, i) for i in ids))), 68)
+    return terminal.clip(terminal.shown(repr(''.join(kinds.token_text(tok, i) for i in ids))), 68)
 
 
 def report(tok, made, batch):
@@ -217,7 +219,7 @@ def report(tok, made, batch):
     train, val, (xs, ys, shifted, args) = made['train'], made['val'], batch
     same = 'OK' if made['back'] == train else 'FAILED'
     end_id, end_name = made['end']
-    lines = [common.fill(f"{made['docs']:,} ({made['how']}), each ended by {end_name} (id {end_id})",
+    lines = [terminal.fill(f"{made['docs']:,} ({made['how']}), each ended by {end_name} (id {end_id})",
                          'documents   ', ' ' * 12),
              f"tokens      {len(train) + len(val):,}, vocabulary {tok.vocab_size:,}: {made['dtype']}, "
              'little-endian']
@@ -247,9 +249,9 @@ def main():
     args = arguments().parse_args()
     refuse_before_work(args)
     tok = kinds.load(args.tokenizer)
-    text = common.read_text(args.file)
-    common.say_if_read_otherwise(args.file)
-    common.say_if_not_nfc(text, args.file)
+    text = reading.read_text(args.file)
+    cli.say_if_read_otherwise(args.file)
+    cli.say_if_not_nfc(text, args.file)
     made = prepare(tok, text, args.out, args.block_size, args.jobs, args.file, args.documents)
     xs, ys = windows(made['back'], args.block_size, args.batch_size, args.seed)
     shifted = all(y[:-1] == x[1:] for x, y in zip(xs, ys)) and all(len(y) == args.block_size for y in ys)
@@ -259,4 +261,4 @@ def main():
 
 
 if __name__ == '__main__':
-    common.run(main)
+    cli.run(main)

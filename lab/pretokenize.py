@@ -16,47 +16,47 @@ import sys
 if not __package__:  # run as python3 lab/pretokenize.py: then tokenizer cannot be imported
     sys.exit('run this lab from the project folder as: python3 -m lab.pretokenize')
 
-from lab import common
 from lab.kinds import CharBPE, PieceBPE
 from lab.kinds.patterns import PIECE_PATTERNS, pattern_problem
+from lab.plumbing import cli, measures, reading, terminal
 
 SHOWN_MERGES = 12
 
 
 def main():
-    parser = common.parser(__doc__)
-    common.add_file(parser, 'the text to train on')
-    parser.add_argument('--merges', type=common.whole_number, default=50, metavar='N',
+    parser = cli.parser(__doc__)
+    cli.add_file(parser, 'the text to train on')
+    parser.add_argument('--merges', type=cli.whole_number, default=50, metavar='N',
                         help='merges to learn (default: %(default)s)')
-    parser.add_argument('--pattern', type=common.checked_by(pattern_problem), default='gpt2', metavar='NAME',
+    parser.add_argument('--pattern', type=cli.checked_by(pattern_problem), default='gpt2', metavar='NAME',
                         help=f'how to cut the text into pieces ({", ".join(PIECE_PATTERNS)}, or a regular '
                              'expression; default: %(default)s)')
     args = parser.parse_args()
-    text = common.read_text(args.file)
+    text = reading.read_text(args.file)
     pre = PieceBPE.train(text, args.merges, args.pattern)
     label = args.pattern if args.pattern in PIECE_PATTERNS else 'regex'  # a column's heading
     if ''.join(pre.pieces(text)) != text:
         raise ValueError(f'the {label} pattern does not cover every character of {args.file}')
     plain = CharBPE.train(text, args.merges)
-    name = common.shown(args.file.name)
-    print(common.clip(f'{args.merges} merges asked on {name}: pre-tokenized ({common.shown(args.pattern)}) '
+    name = terminal.shown(args.file.name)
+    print(terminal.clip(f'{args.merges} merges asked on {name}: pre-tokenized ({terminal.shown(args.pattern)}) '
                       "against the lesson's") + '\n')
     rows = [['', f'{label} pieces', 'the lesson (whole text)']]
     for n in range(min(SHOWN_MERGES, max(len(pre.merges), len(plain.merges)))):
-        rows.append([str(n + 1)] + [common.clip(common.shown(repr(tok.vocab[tok.merges[n][1]])), 34)
+        rows.append([str(n + 1)] + [terminal.clip(terminal.shown(repr(tok.vocab[tok.merges[n][1]])), 34)
                                     if n < len(tok.merges) else '' for tok in (pre, plain)])
-    print(common.table(rows, right={0}))
+    print(terminal.table(rows, right={0}))
 
-    line = common.first_line(text)[:60]
-    cut = '|' + '|'.join(common.shown(piece) for piece in pre.pieces(line)) + '|'
-    print(f'\npieces of the first line:\n  {common.clip(cut, 78)}')
+    line = measures.first_line(text)[:60]
+    cut = '|' + '|'.join(terminal.shown(piece) for piece in pre.pieces(line)) + '|'
+    print(f'\npieces of the first line:\n  {terminal.clip(cut, 78)}')
     print()
-    print(common.table([['tokenizer', 'merges', 'tokens', 'chars/token'],
+    print(terminal.table([['tokenizer', 'merges', 'tokens', 'chars/token'],
                         row(f'{label} pieces', pre, text), row("the lesson's", plain, text)],
                        right={1, 2, 3}))
     back = pre.decode(pre.encode(text))
     if back != text:
-        raise ValueError(f'round trip FAILED at character {common.first_difference(back, text)}')
+        raise ValueError(f'round trip FAILED at character {measures.first_difference(back, text)}')
     print(f'\nround trip: OK ({len(text):,} characters); no token crosses a piece')
 
 
@@ -67,4 +67,4 @@ def row(name, tok, text):
 
 
 if __name__ == '__main__':
-    common.run(main)
+    cli.run(main)

@@ -19,8 +19,9 @@ import sys
 if not __package__:  # run as python3 lab/show.py: then tokenizer cannot be imported
     sys.exit('run this lab from the project folder as: python3 -m lab.show')
 
-from lab import common, kinds
-from lab.common import width
+from lab import kinds
+from lab.plumbing import cli, terminal
+from lab.plumbing.terminal import width
 
 COLOURS = ['\x1b[30;46m', '\x1b[30;43m']  # black on cyan, black on yellow
 RESET = '\x1b[0m'
@@ -30,7 +31,7 @@ NEWLINE, SPACE = '⏎', '·'
 def cells(tok, ids, colour):
     """(piece as shown, id) for each token. Without colour, a space shows as · so that
     it cannot be taken for the padding that lines the ids up."""
-    shown = [common.shown(kinds.token_text(tok, i).replace('\n', NEWLINE)) for i in ids]
+    shown = [terminal.shown(kinds.token_text(tok, i).replace('\n', NEWLINE)) for i in ids]
     return [(piece if colour else piece.replace(' ', SPACE), str(i)) for piece, i in zip(shown, ids)]
 
 
@@ -54,7 +55,7 @@ def render(tok, ids, colour, columns=80):
     """The picture as lines of text: pieces (coloured, or between bars) over their ids."""
     out = []
     room = columns - (0 if colour else 1)  # without colour, a bar opens each line
-    pieces = [(common.clip(piece, room - 1), id_) for piece, id_ in cells(tok, ids, colour)]  # one too long
+    pieces = [(terminal.clip(piece, room - 1), id_) for piece, id_ in cells(tok, ids, colour)]  # one too long
     for row in rows_of(pieces, room):
         top, bottom = [], []
         for n, (piece, id_) in enumerate(row):
@@ -70,15 +71,15 @@ def render(tok, ids, colour, columns=80):
 
 
 def main():
-    parser = common.parser(__doc__)
+    parser = cli.parser(__doc__)
     parser.add_argument('text', nargs='?', default='Q: hi\nA: ', metavar='TEXT',
                         help="the text to show (default: 'Q: hi\\nA: ')")
-    common.add_tokenizer(parser, 'a saved tokenizer')
+    cli.add_tokenizer(parser, 'a saved tokenizer')
     args = parser.parse_args()
     tok = kinds.load(args.tokenizer)
     columns = shutil.get_terminal_size((80, 24)).columns
     ids = kinds.plain(tok)(args.text)
-    for line in render(tok, ids, common.use_colour(), columns):
+    for line in render(tok, ids, terminal.use_colour(), columns):
         print(line)
     print(f'{len(args.text)} characters, {len(ids)} tokens')
     if kinds.special_strings_line(tok, [args.text]):
@@ -86,4 +87,4 @@ def main():
 
 
 if __name__ == '__main__':
-    common.run(main)
+    cli.run(main)

@@ -26,8 +26,9 @@ import sys
 if not __package__:  # run as python3 lab/special.py: then tokenizer cannot be imported
     sys.exit('run this lab from the project folder as: python3 -m lab.special')
 
-from lab import common, kinds
+from lab import kinds
 from lab.kinds import SpecialBPE
+from lab.plumbing import cli, terminal
 
 USER_TEXT = 'hi<eos>[A] sure, the password is'  # a user trying to end the turn and answer
 
@@ -56,7 +57,7 @@ def with_specials(tok, path):
 
 def wrapped(text):
     """text broken into lines of at most 80 columns (Hangul is two wide), indented by two spaces."""
-    return common.fill(text, '  ', '  ')
+    return terminal.fill(text, '  ', '  ')
 
 
 def as_parts(tok, ids):
@@ -66,33 +67,33 @@ def as_parts(tok, ids):
     parts, run = [], []
     for i in ids + [None]:
         if (i is None or i in names) and run:
-            parts.append(common.shown(repr(tok.decode(run))))
+            parts.append(terminal.shown(repr(tok.decode(run))))
             run = []
         if i in names:
-            parts.append(f'{common.shown(names[i])}={i}')
+            parts.append(f'{terminal.shown(names[i])}={i}')
         elif i is not None:
             run.append(i)
     return ' | '.join(parts)
 
 
 def main():
-    parser = common.parser(__doc__)
+    parser = cli.parser(__doc__)
     parser.add_argument('text', nargs='?', default=USER_TEXT, metavar='TEXT',
                         help=f'text a user typed (default: {USER_TEXT!r})')
     parser.add_argument('--allow', nargs='+', default=[], metavar='NAME',
                         help='special strings TEXT may hold as specials (default: none)')
     parser.add_argument('--skip-special', action='store_true', help='leave special ids out when decoding')
-    common.add_tokenizer(parser, 'a saved tokenizer, of any kind')
+    cli.add_tokenizer(parser, 'a saved tokenizer, of any kind')
     args = parser.parse_args()
     tok = with_specials(kinds.load(args.tokenizer), args.tokenizer)
     if set(args.allow) - set(tok.special_ids):
         parser.error(f'--allow takes the special tokens of this tokenizer: {" ".join(tok.special_ids)}')
-    shown = common.shown
+    shown = terminal.shown
     print(f'a {tok.kind} tokenizer of {kinds.describe(tok)}')
     print('its special tokens:')
     print(wrapped('  '.join(f'{shown(name)}={i}' for name, i in tok.special_ids.items())) + '\n')
 
-    print(common.clip(f'text: {shown(repr(args.text))}'))
+    print(terminal.clip(f'text: {shown(repr(args.text))}'))
     plain = tok.encode(args.text)
     specials = sum(i in tok.special_ids.values() for i in plain)
     print(f'  encode(text): {len(plain)} ids, {specials} of them special: its special strings stay text')
@@ -121,4 +122,4 @@ def main():
 
 
 if __name__ == '__main__':
-    common.run(main)
+    cli.run(main)

@@ -22,7 +22,7 @@ Times are wall-clock and vary from run to run: compare ratios, and run it twice.
 
 With --kinds, every tokenizer kind instead (lab/kinds/: char, word, piece, byte, special) on
 each file: the time to train N merges and to encode the file, and the peak memory for each
-byte of text, beside what the labs assume (common.MEMORY_PER_TEXT_BYTE) when they refuse a
+byte of text, beside what the labs assume (reading.MEMORY_PER_TEXT_BYTE) when they refuse a
 text too large for the memory. A text without spaces (Chinese, Japanese, a long run of
 letters) is the hard case: a word or a piece is then a whole line.
 
@@ -44,8 +44,10 @@ from pathlib import Path
 if not __package__:  # run as python3 lab/speed.py: then tokenizer cannot be imported
     sys.exit('run this lab from the project folder as: python3 -m lab.speed')
 
-from lab import common, fast, kinds
+from lab import fast, kinds
+from lab.contract import checks, lessons
 from lab.kinds.texts import documents
+from lab.plumbing import cli, locations, processes, reading, saving, terminal
 from tokenizer import BPE
 
 try:
@@ -86,7 +88,7 @@ def part_of(text, part):
 
 
 def measure_ours(path, merges, part, jobs):
-    text = part_of(common.read_text(path), part)
+    text = part_of(reading.read_text(path), part)
     tok, train_s = seconds(fast.train, text, merges)
     ids, encode_s = seconds(fast.encode, tok, text)
     peak = peak_mb()  # before the parallel run, whose processes are not counted here
@@ -105,7 +107,7 @@ def measure_kind(path, kind, merges):
     """One kind on the whole text: train, encode, the peak memory of this process, and what
     it had before the text was read (Python and the labs: some 30 MB, whatever the text)."""
     start = peak_mb()
-    text = common.read_text(path)
+    text = reading.read_text(path)
     tok, train_s = seconds(kinds.KINDS[kind].train, text, merges)
     ids, encode_s = seconds(kinds.plain(tok), text)
     if tok.decode(ids) != text and tok.kind in ('byte', 'special'):  # the others may lose unknowns
@@ -117,12 +119,12 @@ def measure_kind(path, kind, merges):
 def measure_theirs(path, merges, part):
     """The tokenizers library on the same text: lines as words, the same merges asked."""
     from tokenizers import Tokenizer, models, pre_tokenizers, trainers
-    text = part_of(common.read_text(path), part)
-    alphabet = common.base_vocabulary(text)[1:]
-    tok = Tokenizer(models.BPE(unk_token=common.UNKNOWN))
+    text = part_of(reading.read_text(path), part)
+    alphabet = lessons.base_vocabulary(text)[1:]
+    tok = Tokenizer(models.BPE(unk_token=checks.UNKNOWN))
     tok.pre_tokenizer = pre_tokenizers.Split('\n', behavior='isolated')
     trainer = trainers.BpeTrainer(vocab_size=1 + len(alphabet) + merges, min_frequency=2, show_progress=False,
-                                  special_tokens=[common.UNKNOWN], initial_alphabet=alphabet,
+                                  special_tokens=[checks.UNKNOWN], initial_alphabet=alphabet,
                                   limit_alphabet=len(alphabet) + 1)
     _, train_s = seconds(tok.train_from_iterator, [text], trainer)
     _, encode_s = seconds(tok.encode_batch, text.split('\n'))
@@ -133,7 +135,7 @@ def measure_course(path, who):
     """The course's tokenizer trained on the paragraphs of path and every paragraph encoded,
     here (who='ours') or by the tokenizers library ('theirs'); the peak memory counts the
     processes that encoded (RUSAGE_CHILDREN: the largest of them) on top of this one."""
-    docs, _ = documents(common.read_text(path), 'paragraphs')
+    docs, _ = documents(reading.read_text(path), 'paragraphs')
     if who == 'ours':
         tok, train_s = seconds(lambda: kinds.KINDS['byte'].train(docs, vocab_size=COURSE_IDS, special=['<eos>'],
                                                                  rules='tokenizers'))
@@ -154,7 +156,7 @@ def measure_course(path, who):
 
 
 def measure_lesson(path, merges):
-    text = common.read_text(path)[:LESSON_CHARS]
+    text = reading.read_text(path)[:LESSON_CHARS]
     _, lesson_s = seconds(BPE.train, text, merges)
     _, fast_s = seconds(fast.train, text, merges)
     return {'lesson': lesson_s, 'fast': fast_s}
@@ -162,7 +164,7 @@ def measure_lesson(path, merges):
 
 def in_fresh_python(*args):
     """Run this lab with args in a fresh Python: its figures, as a dict."""
-    code, out, err = common.run_bounded([sys.executable, '-m', 'lab.speed', *map(str, args)], common.ROOT,
+    code, out, err = processes.run_bounded([sys.executable, '-m', 'lab.speed', *map(str, args)], locations.ROOT,
                                         CHILD_SECONDS)
     if code:  # the child's own message, said once: each of its lines, a wrapped one joined again
         said = []
@@ -171,12 +173,12 @@ def in_fresh_python(*args):
                 said.append(line.removeprefix('lab.speed: '))
             elif said and line.startswith('  '):
                 said[-1] += ' ' + line.strip()
-        raise common.Said(said or [(err.strip().splitlines() or ['a child failed'])[-1]])
+        raise cli.Said(said or [(err.strip().splitlines() or ['a child failed'])[-1]])
     # the marked line, printed last: a print in tokenizer.py is not it, and one without a newline
     # may stand before it
     answers = [line[line.index(ANSWER) + len(ANSWER):] for line in out.splitlines() if ANSWER in line]
     if not answers:
-        raise ValueError(f'a child of lab.speed gave no figures: {common.clip(out, 40)!r}')
+        raise ValueError(f'a child of lab.speed gave no figures: {terminal.clip(out, 40)!r}')
     return json.loads(answers[-1])
 
 
@@ -201,7 +203,7 @@ def report_course(results, theirs_version):
                                                else '-' for k in ('train', 'encode', 'peak')])
     print(f"\nthe course's tokenizer: byte-level, tokenizers' rules, <eos>, {COURSE_IDS:,} ids, the")
     print('paragraphs as documents; encoded: every document (encode_batch in tokenizers)\n')
-    print(common.table(rows, right=range(2, 5)))
+    print(terminal.table(rows, right=range(2, 5)))
     if not theirs_version:
         print('(pip install tokenizers to measure it there too)')
 
@@ -229,20 +231,20 @@ def report(results, merges, jobs, lesson_merges, theirs_version):
                          f"{whole['peak'] / quarter['peak']:.1f}" if quarter['peak'] else '-'])
         lesson.append([name, f"{r['lesson']['lesson']:.2f}", f"{r['lesson']['fast']:.2f}",
                        f"{r['lesson']['lesson'] / max(r['lesson']['fast'], 1e-9):.0f}x faster"])
-    print(common.table(ours, right=range(1, 8)))
+    print(terminal.table(ours, right=range(1, 8)))
     print('B/char: bytes of peak memory per character of text')
     if theirs_version:
         print(f'\ntokenizers {theirs_version} (Rust), lines as words, the same merges asked;')
         print('the last three columns are ours over theirs: below 1, we are faster or smaller\n')
-        print(common.table(versus, right=range(1, 7)))
+        print(terminal.table(versus, right=range(1, 7)))
     else:
         print('\n(pip install tokenizers to measure the Rust trainer beside it)')
     print('\ngrowth with the length of the text: train time and peak memory for the first')
     print('quarter, the first half and all of it; x: all over 1/4 (4.0 is linear)\n')
-    print(common.table(growth, right=range(1, 9)))
+    print(terminal.table(growth, right=range(1, 9)))
     print(f"\nthe lesson's BPE.train against lab.fast_bpe: {lesson_merges} merges of the")
     print(f'first {LESSON_CHARS:,} characters\n')
-    print(common.table(lesson, right=range(1, 4)))
+    print(terminal.table(lesson, right=range(1, 4)))
     report_course(results, theirs_version)
 
 
@@ -255,10 +257,10 @@ def report_kinds(results, merges):
             rows.append([name, kind, f"{r['ids']:,}", f"{r['train']:.2f}", f"{r['encode']:.2f}",
                          mb(r['peak']), per_byte])
     print(f'every kind, {merges:,} merges asked of each\n')
-    print(common.table(rows, right=range(2, 7)))
-    print(common.fill(f'\nB/byte: peak memory per byte of text (UTF-8), above what the process held '
+    print(terminal.table(rows, right=range(2, 7)))
+    print(terminal.fill(f'\nB/byte: peak memory per byte of text (UTF-8), above what the process held '
                       f'before it read the text; the labs refuse a text that would need more than '
-                      f'{common.MEMORY_PER_TEXT_BYTE} for each byte'))
+                      f'{reading.MEMORY_PER_TEXT_BYTE} for each byte'))
 
 
 def mb(value):
@@ -269,54 +271,46 @@ def made_by_make_corpus(path):
     """Whether path holds what --make-corpus writes: the first file of the standard library it reads."""
     try:
         with open(path, encoding='utf-8') as f:
-            return f.read(4096) == first_source()[:4096]
+            return f.read(4096) == next(stdlib_texts(), '')[:4096]
     except (OSError, UnicodeDecodeError):
         return False
 
 
-def stdlib_sources():
-    """The standard library's own .py files, in the order --make-corpus reads them."""
+def stdlib_texts():
+    """The texts of the standard library's own .py files (not its tests), in the order
+    --make-corpus reads them; one that cannot be read as UTF-8 left out."""
     root = Path(sysconfig.get_paths()['stdlib'])
     for source in sorted(root.rglob('*.py')):
         if not {'site-packages', 'test', 'tests'} & set(source.relative_to(root).parts):
-            yield source
-
-
-def first_source():
-    for source in stdlib_sources():
-        try:
-            return source.read_text(encoding='utf-8')
-        except (OSError, UnicodeDecodeError):
-            continue
-    return ''
+            try:
+                yield source.read_text(encoding='utf-8')
+            except (OSError, UnicodeDecodeError):
+                continue
 
 
 def make_corpus(path, force=False):
     """Python's standard library source, file after file, up to CORPUS_SIZE characters."""
     # a corpus written before may be replaced, any other file (data/mixed.txt, say) only with --force
-    common.check_output_path(path, 'corpus written by --make-corpus', made_by_make_corpus, force=force)
+    saving.check_output_path(path, 'corpus written by --make-corpus', made_by_make_corpus, force=force)
     parts, size = [], 0
-    for source in stdlib_sources():
-        try:
-            parts.append(source.read_text(encoding='utf-8'))
-        except (OSError, UnicodeDecodeError):
-            continue
-        size += len(parts[-1])
+    for text in stdlib_texts():
+        parts.append(text)
+        size += len(text)
         if size >= CORPUS_SIZE:
             break
-    common.save(''.join(parts), path)
-    print(f"wrote {common.shown(str(path))}: {size:,} characters, {len(parts)} files of Python's own library")
+    saving.save(''.join(parts), path)
+    print(f"wrote {terminal.shown(str(path))}: {size:,} characters, {len(parts)} files of Python's own library")
 
 
 def arguments():
-    parser = common.parser(__doc__)
-    parser.add_argument('files', nargs='*', type=Path, default=[common.TRAIN], metavar='FILE',
+    parser = cli.parser(__doc__)
+    parser.add_argument('files', nargs='*', type=Path, default=[locations.TRAIN], metavar='FILE',
                         help='text files to measure (default: data/train.txt)')
-    parser.add_argument('--merges', type=common.whole_number, default=10_000, metavar='N',
+    parser.add_argument('--merges', type=cli.whole_number, default=10_000, metavar='N',
                         help='merges to learn (default: %(default)s)')
-    parser.add_argument('--jobs', type=common.jobs, default=os.cpu_count() or 1, metavar='N',
+    parser.add_argument('--jobs', type=cli.jobs, default=os.cpu_count() or 1, metavar='N',
                         help='processes for the parallel encoding (default: one per core)')
-    parser.add_argument('--lesson-merges', type=common.positive, default=20, metavar='K',
+    parser.add_argument('--lesson-merges', type=cli.positive, default=20, metavar='K',
                         help="merges for the lesson's own trainer, which is slow (default: %(default)s)")
     parser.add_argument('--make-corpus', type=Path, metavar='PATH',
                         help='write the standard library corpus to PATH and stop')
@@ -338,7 +332,7 @@ def child_figures(args):
             'course-theirs': lambda: measure_course(path, 'theirs'),
             **{f'kind-{kind}': functools.partial(measure_kind, path, kind, args.merges)
                for kind in kinds.KINDS},
-            'read': lambda: len(common.read_text(path))}
+            'read': lambda: len(reading.read_text(path))}
     if what not in figures:
         raise ValueError(f'--child {what}: not one of {", ".join(figures)}')
     return figures[what]()
@@ -359,7 +353,7 @@ def measurable(files):
         except ValueError as e:  # said of the file as the user typed it, not of where it is
             raise ValueError(str(e).replace(str(path), str(typed))) from None
     for path in [path for path in paths if sizes[path] < MEASURABLE_FROM]:
-        print(common.fill(f'{common.shown(path.name)}: {sizes[path]:,} characters, too small to measure '
+        print(terminal.fill(f'{terminal.shown(path.name)}: {sizes[path]:,} characters, too small to measure '
                           '(fixed costs would dominate)', '', '  '))
     return [path for path in paths if sizes[path] >= MEASURABLE_FROM]
 
@@ -382,7 +376,7 @@ def main():
         make_corpus(args.make_corpus, args.force)
         return
     if args.child:
-        common.die_with_parent()  # killed, lab.speed runs no clean-up: its child must not run on
+        processes.die_with_parent()  # killed, lab.speed runs no clean-up: its child must not run on
         print(ANSWER + json.dumps(child_figures(args)))
         return
     paths = measurable(args.files)
@@ -391,15 +385,15 @@ def main():
               '  python3 -m lab.speed --make-corpus stdlib.txt\n  python3 -m lab.speed stdlib.txt')
         return
     if args.kinds:
-        report_kinds([(common.shown(path.name), {kind: in_fresh_python('--child', f'kind-{kind}', path, 1,
+        report_kinds([(terminal.shown(path.name), {kind: in_fresh_python('--child', f'kind-{kind}', path, 1,
                                                                        '--merges', args.merges)
                                                  for kind in kinds.KINDS}) for path in paths], args.merges)
         return
     theirs_version = has_tokenizers()
     print(f'lab.fast_bpe, {args.merges:,} merges asked (fewer when no pair occurs twice)\n', flush=True)
-    results = [(common.shown(path.name), measure(path, args, theirs_version)) for path in paths]
+    results = [(terminal.shown(path.name), measure(path, args, theirs_version)) for path in paths]
     report(results, args.merges, args.jobs, args.lesson_merges, theirs_version)
 
 
 if __name__ == '__main__':
-    common.run(main)
+    cli.run(main)

@@ -13,25 +13,26 @@ import sys
 if not __package__:  # run as python3 lab/token_count.py: then tokenizer cannot be imported
     sys.exit('run this lab from the project folder as: python3 -m lab.token_count')
 
-from lab import common
+from lab.contract import lessons
+from lab.plumbing import cli, reading, terminal
 from tokenizer import BPE
 
 COUNTS = [0, 6, 12, 24, 48]
 
 
 def main():
-    parser = common.parser(__doc__)
-    common.add_file(parser, 'the text to train on')
-    parser.add_argument('--merges', type=common.whole_number, nargs='+', default=COUNTS, metavar='N',
+    parser = cli.parser(__doc__)
+    cli.add_file(parser, 'the text to train on')
+    parser.add_argument('--merges', type=cli.whole_number, nargs='+', default=COUNTS, metavar='N',
                         help='the merge counts to try (default: 0 6 12 24 48)')
     args = parser.parse_args()
-    text = common.read_text(args.file, 'put your training text there')
+    text = reading.read_text(args.file, 'put your training text there')
     for count in args.merges:
-        common.status(f'training with {count} merges on {len(text):,} characters ...')  # long on a book
+        terminal.status(f'training with {count} merges on {len(text):,} characters ...')  # long on a book
         tok = BPE.train(text, count)
-        common.status()
-        print('merges', count, 'vocab', len(tok.vocab), 'tokens', len(common.encoded(tok, text)))
+        terminal.status()
+        print('merges', count, 'vocab', len(tok.vocab), 'tokens', len(lessons.encoded(tok, text)))
 
 
 if __name__ == '__main__':
-    common.run(main)
+    cli.run(main)

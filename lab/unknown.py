@@ -14,24 +14,26 @@ import sys
 if not __package__:  # run as python3 lab/unknown.py: then tokenizer cannot be imported
     sys.exit('run this lab from the project folder as: python3 -m lab.unknown')
 
-from lab import common, kinds
+from lab import kinds
+from lab.contract import lessons
+from lab.plumbing import cli, terminal
 
 WORDS = ['cat', 'Cat', '안녕', '😀']
 
 
 def main():
-    parser = common.parser(__doc__)
+    parser = cli.parser(__doc__)
     parser.add_argument('words', nargs='*', metavar='WORD',
                         help='words to look at (default: cat Cat 안녕 😀)')
-    common.add_tokenizer(parser, 'a saved tokenizer')
+    cli.add_tokenizer(parser, 'a saved tokenizer')
     args = parser.parse_args()
     tok = kinds.load_lesson(args.tokenizer)
     for word in args.words or WORDS:
         # surrogateescape: a word from the command line may hold bytes that are not UTF-8
-        ids, data = common.encoded(tok, word), list(word.encode('utf-8', 'surrogateescape'))
-        said = f'{common.shown(word)} {ids} {data}'
-        print(common.clip(said))  # a long word is cut at 80 columns: python3 -m lab.show shows it all
+        ids, data = lessons.encoded(tok, word), list(word.encode('utf-8', 'surrogateescape'))
+        said = f'{terminal.shown(word)} {ids} {data}'
+        print(terminal.clip(said))  # a long word is cut at 80 columns: python3 -m lab.show shows it all
 
 
 if __name__ == '__main__':
-    common.run(main)
+    cli.run(main)

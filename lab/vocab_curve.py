@@ -24,7 +24,8 @@ import sys
 if not __package__:  # run as python3 lab/vocab_curve.py: then tokenizer cannot be imported
     sys.exit('run this lab from the project folder as: python3 -m lab.vocab_curve')
 
-from lab import common, fast
+from lab import fast
+from lab.plumbing import cli, measures, reading, terminal
 from tokenizer import BPE
 
 POINTS = 20
@@ -42,18 +43,18 @@ def sizes(smallest, largest, count=POINTS):
 
 def curve(train_text, held_text, merges):
     """[(vocabulary size, train chars/token, held-out chars/token)] at about POINTS sizes."""
-    common.status(f'learning {merges:,} merges on {len(train_text):,} characters ...')
+    terminal.status(f'learning {merges:,} merges on {len(train_text):,} characters ...')
     tok = fast.train(train_text, merges)
     base = len(tok.vocab) - len(tok.merges)
     points = []
     steps = sizes(base, len(tok.vocab))
     for n, size in enumerate(steps, 1):
-        common.status(f'encoding with a vocabulary of {size:,} ({n} of {len(steps)}) ...')
+        terminal.status(f'encoding with a vocabulary of {size:,} ({n} of {len(steps)}) ...')
         partial = BPE(tok.vocab[:size], tok.merges[:size - base])
         encode = fast.encoder(partial)
         points.append((size, len(train_text) / max(len(encode(train_text)), 1),
                        len(held_text) / max(len(encode(held_text)), 1)))
-    common.status()
+    terminal.status()
     return points
 
 
@@ -98,19 +99,19 @@ def plot(points, rule):
 
 
 def main():
-    parser = common.parser(__doc__)
-    common.add_file(parser, 'the text')
-    parser.add_argument('--merges', type=common.whole_number, metavar='N',
+    parser = cli.parser(__doc__)
+    cli.add_file(parser, 'the text')
+    parser.add_argument('--merges', type=cli.whole_number, metavar='N',
                         help='merges to learn (default: characters / 100, at least 100)')
-    parser.add_argument('--holdout', type=common.share, default=0.1, metavar='RATE',
+    parser.add_argument('--holdout', type=cli.share, default=0.1, metavar='RATE',
                         help='share of the lines held out, from the end (default: %(default)s)')
     args = parser.parse_args()
-    text = common.read_text(args.file)
+    text = reading.read_text(args.file)
     merges = max(100, len(text) // 100) if args.merges is None else args.merges
-    train_text, held_text = common.hold_out(text, args.holdout)
+    train_text, held_text = measures.hold_out(text, args.holdout)
     points = curve(train_text, held_text, merges)
     rule = (len(text) / 500, len(text) / 100)
-    name = common.shown(args.file.name)
+    name = terminal.shown(args.file.name)
     print(f'{name}: {len(train_text):,} characters to train on, {len(held_text):,} held out '
           f'({args.holdout:.0%} of the lines)')
     print(f'characters per token; ":" marks the rule of thumb, {rule[0]:,.0f} to {rule[1]:,.0f} tokens\n')
@@ -120,7 +121,7 @@ def main():
     base = points[0][0]
     rows += [[f'{size:,}', f'{size - base:,}', f'{train:.2f}', f'{held:.2f}'] for size, train, held in points]
     print()
-    print(common.table(rows, right={0, 1, 2, 3}))
+    print(terminal.table(rows, right={0, 1, 2, 3}))
     flat = flattens(points)
     print()
     if flat is None:
@@ -131,4 +132,4 @@ def main():
 
 
 if __name__ == '__main__':
-    common.run(main)
+    cli.run(main)

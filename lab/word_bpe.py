@@ -19,28 +19,28 @@ import sys
 if not __package__:  # run as python3 lab/word_bpe.py: then tokenizer cannot be imported
     sys.exit('run this lab from the project folder as: python3 -m lab.word_bpe')
 
-from lab import common
 from lab.kinds import CharBPE, WordBPE
+from lab.plumbing import cli, measures, reading, terminal
 
 
 def main():
-    parser = common.parser(__doc__)
-    common.add_file(parser, 'the text to train on')
-    parser.add_argument('--merges', type=common.whole_number, default=120, metavar='N',
+    parser = cli.parser(__doc__)
+    cli.add_file(parser, 'the text to train on')
+    parser.add_argument('--merges', type=cli.whole_number, default=120, metavar='N',
                         help='merges to learn (default: %(default)s)')
     args = parser.parse_args()
-    text = common.read_text(args.file)
+    text = reading.read_text(args.file)
     tok = WordBPE.train(text, args.merges)
     vocab = tok.vocab
-    print(f'word-level BPE on {common.shown(args.file.name)}: {len(tok.merges)} merges, vocab {len(vocab)}')
+    print(f'word-level BPE on {terminal.shown(args.file.name)}: {len(tok.merges)} merges, vocab {len(vocab)}')
     for n, ((a, b), new_id) in enumerate(tok.merges[:20], 1):
         line = f'  {n:>2}  {vocab[a]!r:>14} + {vocab[b]!r:<14} -> {vocab[new_id]!r}'
-        print(common.clip(common.shown(line)))
+        print(terminal.clip(terminal.shown(line)))
 
     ids = tok.encode(text)
     back = tok.decode(ids)
     if back != text:
-        raise ValueError(f'round trip FAILED at character {common.first_difference(back, text)}')
+        raise ValueError(f'round trip FAILED at character {measures.first_difference(back, text)}')
     print(f'round trip: OK ({len(text):,} characters, spaces and newlines restored exactly)\n')
 
     char_tok = CharBPE.train(text, args.merges)
@@ -49,8 +49,8 @@ def main():
     for name, made, n in [('word-level', len(tok.merges), len(ids)),
                           ('character-level', len(char_tok.merges), len(char_ids))]:
         rows.append([name, str(made), f'{n:,}', f'{len(text) / n:.2f}'])
-    print(common.table(rows, right={1, 2, 3}))
+    print(terminal.table(rows, right={1, 2, 3}))
 
 
 if __name__ == '__main__':
-    common.run(main)
+    cli.run(main)

@@ -25,10 +25,10 @@ LESSON_LABS = ['lab/bpe_trace.py', 'lab/unknown.py', 'lab/token_count.py']
 # What a lab is, for every test that walks the labs: a module of lab/ run as python3 -m lab.NAME.
 # The package and the plumbing the labs share are not: a module added to lab/ that is not a
 # lab is named here.
-NOT_LABS = {'__init__', 'common'}
-# A lab may also be a package of its own (lab/selfcheck/, run by its __main__.py); the engine and
-# the kinds are packages too, but libraries: their __main__.py only says so.
-LIBRARIES = {'fast', 'kinds'}
+NOT_LABS = {'__init__'}
+# A lab may also be a package of its own (lab/selfcheck/, run by its __main__.py); the plumbing, the
+# contract, the engine and the kinds are packages too, but libraries: their __main__.py only says so.
+LIBRARIES = {'plumbing', 'contract', 'fast', 'kinds'}
 LABS = sorted([path.stem for path in (ROOT / 'lab').glob('*.py') if path.stem not in NOT_LABS]
               + [path.parent.name for path in (ROOT / 'lab').glob('*/__main__.py')
                  if path.parent.name not in LIBRARIES])
@@ -59,7 +59,7 @@ def ours():
     ours_only = ['HERE = ', 'def read_text(', 'def save(', 'def main(']  # read, not imported (test_contract)
     typed = (ROOT / 'tokenizer.py').read_text(encoding='utf-8')
     labs = [(ROOT / lab).read_text(encoding='utf-8') for lab in LESSON_LABS]
-    return all(line in typed for line in ours_only) and all('common.run(main)' in lab for lab in labs)
+    return all(line in typed for line in ours_only) and all('cli.run(main)' in lab for lab in labs)
 
 
 def copy_project(test, parts=PARTS):

@@ -23,8 +23,17 @@ from unittest import mock
 import tokenizer
 from lab.selfcheck import check
 from tests import test_toolkit
-from tests.project import (LESSON_FILES, TEXT, copy_project, inside, kill_while_writing, ours, run,
-                           script_inside, tokenizer_inside)
+from tests.project import (
+    LESSON_FILES,
+    TEXT,
+    copy_project,
+    inside,
+    kill_while_writing,
+    ours,
+    run,
+    script_inside,
+    tokenizer_inside,
+)
 from tokenizer import BPE
 
 

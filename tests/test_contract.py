@@ -9,15 +9,27 @@ import json
 import shutil
 import unittest
 
-from lab import common
-from lab.common import has_lines
-from tests.project import (LABS, LESSON_FILES, ROOT, copy_project, inside, lab_files, learners_tokenizer, run,
-                           run_inside, script_inside, use_lesson_files)
+from lab.learner import errors
+from lab.plumbing import terminal
+from lab.plumbing.measures import has_lines
+from tests.project import (
+    LABS,
+    LESSON_FILES,
+    ROOT,
+    copy_project,
+    inside,
+    lab_files,
+    learners_tokenizer,
+    run,
+    run_inside,
+    script_inside,
+    use_lesson_files,
+)
 
 ALLOWED = {'merge', 'BPE'}
 BEYOND = ROOT / 'tests' / 'test_beyond_lesson.py'  # the one place that tests what only ours has
-# What every lab may import from lab/: the plumbing, the engine, the tokenizer kinds.
-SHARED_LIBRARIES = {'common', 'fast', 'kinds', 'learner'}
+# What every lab may import from lab/: the plumbing, the contract, the engine, the tokenizer kinds.
+SHARED_LIBRARIES = {'plumbing', 'contract', 'fast', 'kinds', 'learner'}
 LESSON_LINES = ['vocab: 40 merges: 12', 'roundtrip: OK [29, 13, 14, 1, 30]']
 
 
@@ -147,7 +159,7 @@ class LearnerBugSeenFromALabTest(unittest.TestCase):
                 self.assertIn(f'lab.{lab}: in tokenizer.py, line {line}, in ', done.stderr)
                 self.assertIn(f'lab.{lab}: hint: ', done.stderr)
                 self.assertIn('python3 -m lab.selfcheck', lines[-1])
-                self.assertEqual([line for line in lines if common.width(line) > 80], [])
+                self.assertEqual([line for line in lines if terminal.width(line) > 80], [])
 
     def test_the_trace_lab_runs_on_a_file_typed_up_to_train_as_the_lessons_does(self):
         typed = self.lesson[:self.lesson.index('    def encode')]  # parts 0 to 3: no encode yet
@@ -185,7 +197,7 @@ class LearnerBugSeenFromALabTest(unittest.TestCase):
         try:
             lab_code()
         except KeyError as e:
-            self.assertIsNone(common.learners_error(e))
+            self.assertIsNone(errors.learners_error(e))
 
 
 if __name__ == '__main__':

@@ -7,12 +7,13 @@ import re
 import unittest
 
 from lab import kinds
-from lab.common import problem_with, width
+from lab.contract.checks import problem_with
 from lab.kinds import KINDS, ByteBPE, CharBPE, SpecialBPE
 from lab.kinds.byte import BYTE_CHARACTERS
-from lab.kinds.hf import from_hf, to_hf
 from lab.kinds.categories import LETTERS, NUMBERS
+from lab.kinds.hf import from_hf, to_hf
 from lab.kinds.patterns import PATTERNS, PIECE_PATTERNS, compiled
+from lab.plumbing.terminal import width
 from tests.project import MIXED, TEXT, copy_project, inside, trained
 from tests.test_fuzz import fuzz_texts
 

@@ -1,9 +1,8 @@
 """The engine (lab/fast/, run as lab.fast_bpe) gives exactly what tokenizer.BPE gives: the same
 merges, the same ids."""
 import concurrent.futures
-from concurrent.futures import ProcessPoolExecutor
-import io
 import errno
+import io
 import json
 import os
 import random
@@ -14,13 +13,14 @@ import sys
 import tempfile
 import time
 import unittest
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from unittest import mock
 
 from lab import fast, fast_bpe, kinds
 from lab.fast import encoding, letters, training
-from lab.common import has_lines
 from lab.kinds import CharBPE
+from lab.plumbing.measures import has_lines
 from tests.project import ROOT, TEXT, copy_project, inside, run, still_alive
 from tests.test_fuzz import fuzz_texts
 from tokenizer import BPE
@@ -292,10 +292,10 @@ class WorkerLifeTest(unittest.TestCase):
         self.assertEqual(still_alive(pids), [])
 
     def lab_of_workers(self):
-        """A process running a lab's way (common.run) that waits on two workers: (it, their pids)."""
-        code = ('import sys; from lab import common; from lab.fast import encoding; '
+        """A process running a lab's way (cli.run) that waits on two workers: (it, their pids)."""
+        code = ('import sys; from lab.plumbing import cli; from lab.fast import encoding; '
                 'from tests.test_fast_bpe import stand_by, wait_long; '
-                'common.run(lambda: encoding.in_processes(stand_by, sys.argv[1], wait_long, ["a", "b"], 2))')
+                'cli.run(lambda: encoding.in_processes(stand_by, sys.argv[1], wait_long, ["a", "b"], 2))')
         process = subprocess.Popen([sys.executable, '-c', code, self.folder], cwd=ROOT, text=True,
                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
         self.addCleanup(lambda: process.poll() is None and os.killpg(process.pid, signal.SIGKILL))

@@ -13,11 +13,12 @@ import unittest
 from pathlib import Path
 from unittest import mock
 
-from lab import common, kinds, prepare
+from lab import kinds, prepare
+from lab.plumbing import cli, locations, reading, saving
 from tests.project import TEXT, copy_project, inside, kill_while_writing, trained
 from tokenizer import BPE
 
-TOKENIZER_JSON = common.json_with('vocab', 'merges')
+TOKENIZER_JSON = saving.json_with('vocab', 'merges')
 
 
 class ReadTest(unittest.TestCase):
@@ -27,7 +28,7 @@ class ReadTest(unittest.TestCase):
 
     def read(self, data):
         self.path.write_bytes(data)
-        return common.read_text(self.path)
+        return reading.read_text(self.path)
 
     def test_line_ends_become_newlines_as_in_path_read_text(self):
         for data in [b'a\r\nb\r\n', b'a\rb\r', b'a\nb\n']:
@@ -49,10 +50,10 @@ class ReadTest(unittest.TestCase):
     def test_korean_in_cp949_is_named_with_how_to_convert_it(self):
         self.path.write_bytes('Q: 안녕하세요\nA: 반갑습니다\n'.encode('cp949'))
         with self.assertRaisesRegex(ValueError, 'Korean in CP949 .*iconv -f cp949 -t utf-8'):
-            common.read_text(self.path)
+            reading.read_text(self.path)
         self.path.write_bytes('café\n'.encode('latin-1'))  # not Korean: the plain message
         with self.assertRaisesRegex(ValueError, r'not UTF-8 \(byte 0xe9, line 1\)'):
-            common.read_text(self.path)
+            reading.read_text(self.path)
 
     def test_utf16_is_refused_with_a_hint(self):
         for data in ['Q: hi\n'.encode('utf-16-le'), 'Q: hi\n'.encode('utf-16')]:
@@ -65,12 +66,12 @@ class ReadTest(unittest.TestCase):
         os.mkfifo(fifo)
         for path in [fifo, Path('/dev/zero'), self.root]:
             with self.subTest(path=path), self.assertRaisesRegex(ValueError, 'regular file|a folder'):
-                common.read_text(path)
+                reading.read_text(path)
 
     def test_a_file_larger_than_its_bound_is_refused(self):
         self.path.write_text('{"merges": 12}' + ' ' * 5000)
         with self.assertRaisesRegex(ValueError, 'larger than 4,096 bytes'):
-            common.read_merge_count(self.path)
+            reading.read_merge_count(self.path)
 
 
 class SaveTest(unittest.TestCase):
@@ -84,20 +85,20 @@ class SaveTest(unittest.TestCase):
 
     def test_the_file_keeps_its_permissions(self):
         self.path.chmod(0o640)
-        common.save('new\n', self.path)
+        saving.save('new\n', self.path)
         self.assertEqual((self.path.read_text(), stat.S_IMODE(self.path.stat().st_mode)), ('new\n', 0o640))
 
     def test_a_symlink_is_written_through_and_stays_a_link(self):
         link = self.root / 'link.json'
         link.symlink_to(self.path)
-        common.save('new\n', link)
+        saving.save('new\n', link)
         self.assertTrue(link.is_symlink())
         self.assertEqual(self.path.read_text(), 'new\n')
 
     def test_a_failing_write_leaves_the_old_file_and_no_temporary_one(self):
         with mock.patch.object(os, 'fsync', side_effect=OSError(28, 'No space left on device')):
             with self.assertRaisesRegex(ValueError, r'cannot write .*out.json \(No space left on device\)'):
-                common.save('new\n', self.path)
+                saving.save('new\n', self.path)
         self.assertEqual((self.path.read_text(), self.leftovers()), ('old\n', []))
 
     def test_files_saved_together_are_all_new_or_all_old(self):
@@ -112,10 +113,10 @@ class SaveTest(unittest.TestCase):
             real_fsync(fd)
         with mock.patch.object(os, 'fsync', side_effect=fsync_failing_second):
             with self.assertRaisesRegex(ValueError, r'cannot write .*meta.json \(No space left on device\)'):
-                common.save_together([('new\n', self.path), ('new meta\n', other)])
+                saving.save_together([('new\n', self.path), ('new meta\n', other)])
         files = [self.path, other]
         self.assertEqual([*(f.read_text() for f in files), *self.leftovers()], ['old\n', 'old meta\n'])
-        common.save_together([('new\n', self.path), ('new meta\n', other)])
+        saving.save_together([('new\n', self.path), ('new meta\n', other)])
         self.assertEqual([*(f.read_text() for f in files), *self.leftovers()], ['new\n', 'new meta\n'])
 
     @unittest.skipUnless(os.name == 'posix', 'sends itself SIGTERM')
@@ -128,24 +129,24 @@ class SaveTest(unittest.TestCase):
             real_replace(source, target)
             if Path(target) == self.path:
                 os.kill(os.getpid(), signal.SIGTERM)
-        before = signal.signal(signal.SIGTERM, common.terminated)
+        before = signal.signal(signal.SIGTERM, cli.terminated)
         self.addCleanup(signal.signal, signal.SIGTERM, before)
         with mock.patch.object(os, 'replace', side_effect=replace_then_signal):
-            with self.assertRaises(common.Terminated):  # taken once both are renamed, not between
-                common.save_together([('new\n', self.path), ('new meta\n', other)])
+            with self.assertRaises(cli.Terminated):  # taken once both are renamed, not between
+                saving.save_together([('new\n', self.path), ('new meta\n', other)])
         self.assertEqual([self.path.read_text(), other.read_text(), *self.leftovers()],
                          ['new\n', 'new meta\n'])
 
     def test_ctrl_c_while_writing_leaves_the_old_file_and_no_temporary_one(self):
         with mock.patch.object(os, 'fsync', side_effect=KeyboardInterrupt):
             with self.assertRaises(KeyboardInterrupt):
-                common.save('new\n', self.path)
+                saving.save('new\n', self.path)
         self.assertEqual((self.path.read_text(), self.leftovers()), ('old\n', []))
 
     def test_one_file_given_twice_is_saved_with_its_last_data(self):
         link = self.root / 'link.json'
         link.symlink_to(self.path)
-        common.save_together([('one\n', self.path), ('two\n', link)])
+        saving.save_together([('one\n', self.path), ('two\n', link)])
         self.assertEqual((self.path.read_text(), self.leftovers()), ('two\n', []))
 
     def test_a_file_gone_right_after_its_rename_is_said_in_one_line(self):
@@ -156,14 +157,14 @@ class SaveTest(unittest.TestCase):
             os.unlink(target)  # another program took it away at once
         with mock.patch.object(os, 'replace', side_effect=replace_then_gone), \
                 self.assertRaisesRegex(ValueError, 'was replaced by another program'):
-            common.save('new\n', self.path)
+            saving.save('new\n', self.path)
 
     def test_many_writers_at_once_leave_one_whole_file_and_only_its_writer_says_saved(self):
         texts = [str(n) * 50_000 for n in range(4)]
 
         def write(text):
             try:
-                common.save(text, self.path)
+                saving.save(text, self.path)
                 return text
             except ValueError as e:
                 self.assertIn('was replaced by another program while this one saved it', str(e))
@@ -184,15 +185,15 @@ class SaveTest(unittest.TestCase):
             real_replace(other, target)
         with mock.patch.object(os, 'replace', replace_then_another_writer), \
                 self.assertRaisesRegex(ValueError, 'replaced by another program'):
-            common.save('ours\n', self.path)
+            saving.save('ours\n', self.path)
         self.assertEqual(self.path.read_text(), 'theirs\n')
 
     @unittest.skipUnless(hasattr(signal, 'SIGKILL'), 'needs SIGKILL')
     def test_a_writer_killed_at_any_moment_leaves_the_old_or_the_new_file(self):
-        code = ('import sys; from lab import common\n'
-                'while True:\n    for mark in "AB": common.save(mark * 400000, sys.argv[1])')
+        code = ('import sys; from lab.plumbing import saving\n'
+                'while True:\n    for mark in "AB": saving.save(mark * 400000, sys.argv[1])')
         wholes = {'old\n', 'A' * 400000, 'B' * 400000}
-        kill_while_writing(self, code, [str(self.path)], common.ROOT, self.path, wholes, rounds=4, seed=9)
+        kill_while_writing(self, code, [str(self.path)], locations.ROOT, self.path, wholes, rounds=4, seed=9)
 
 
 class CheckOutTest(unittest.TestCase):
@@ -205,10 +206,10 @@ class CheckOutTest(unittest.TestCase):
 
     def refused(self, path, words, inputs=(), force=False):
         with self.assertRaisesRegex(ValueError, words):
-            common.check_output_path(path, 'tokenizer.json', TOKENIZER_JSON, inputs, force)
+            saving.check_output_path(path, 'tokenizer.json', TOKENIZER_JSON, inputs, force)
 
     def test_a_tokenizer_json_may_be_replaced(self):
-        checked = common.check_output_path(self.tokenizer, 'tokenizer.json', TOKENIZER_JSON)
+        checked = saving.check_output_path(self.tokenizer, 'tokenizer.json', TOKENIZER_JSON)
         self.assertEqual(checked, self.tokenizer)
 
     def test_a_folder_is_refused(self):
@@ -235,7 +236,7 @@ class CheckOutTest(unittest.TestCase):
         notes = self.root / 'notes.json'
         notes.write_text('{"my": "notes"}')
         self.refused(notes, 'is not a tokenizer.json: use --force')
-        common.check_output_path(notes, 'tokenizer.json', common.json_with('vocab', 'merges'), force=True)
+        saving.check_output_path(notes, 'tokenizer.json', saving.json_with('vocab', 'merges'), force=True)
 
     def test_a_missing_folder_is_refused(self):
         self.refused(self.root / 'no' / 'such' / 'out.json', 'there is no folder')

@@ -3,7 +3,7 @@ import json
 import random
 import unittest
 
-from lab.common import UNKNOWN, problem_with
+from lab.contract.checks import UNKNOWN, problem_with
 from tokenizer import BPE
 
 # Small alphabets force ties and overlapping pairs; the rest bring astral characters,

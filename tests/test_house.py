@@ -15,7 +15,8 @@ LAYERS = [
     ('the learner\'s file', ['tokenizer.py']),
     ('the package', ['lab/__init__.py']),
     ('what a learner\'s code did, in words', ['lab/learner/']),
-    ('the plumbing', ['lab/common.py']),
+    ('the plumbing', ['lab/plumbing/']),
+    ('the contract of a tokenizer file', ['lab/contract/']),
     ('the engine', ['lab/fast/']),
     ('the kinds', ['lab/kinds/']),
     ('the tutor', ['lab/selfcheck/']),
@@ -36,7 +37,7 @@ def layer_of(path):
 
 
 def module_file(name):
-    """The project's file for a module name (lab.kinds.byte, lab.common, tokenizer), or None."""
+    """The project's file for a module name (lab.kinds.byte, lab.plumbing.cli, tokenizer), or None."""
     base = ROOT.joinpath(*name.split('.'))
     for candidate in (base.with_suffix('.py'), base / '__init__.py'):
         if candidate.is_file():

@@ -15,13 +15,13 @@ from pathlib import Path
 from unittest import mock
 
 from lab import kinds
-from lab.common import MEMORY_PER_TEXT_BYTE, UNKNOWN
-from lab.kinds import KINDS, ByteBPE, CharBPE, PieceBPE, SpecialBPE, WordBPE
-from lab.kinds import byte
-from lab.kinds.hf import to_hf
+from lab.contract.checks import UNKNOWN
+from lab.kinds import KINDS, ByteBPE, CharBPE, PieceBPE, SpecialBPE, WordBPE, byte
 from lab.kinds.byte import FIRST_BYTE, FIRST_MERGE
+from lab.kinds.hf import to_hf
 from lab.kinds.patterns import PIECE_PATTERNS, compiled
 from lab.kinds.word import END
+from lab.plumbing.reading import MEMORY_PER_TEXT_BYTE
 from tests import gate
 from tests.project import MIXED, ROOT, TEXT, started
 from tests.test_fuzz import fuzz_texts
@@ -175,7 +175,7 @@ class TextWithoutSpacesTest(unittest.TestCase):
     """Where a word or a piece is a whole line. Time is measured by the benchmark, python3 -m
     lab.speed FILE --kinds (every kind within a second on 900 KB of Chinese-shaped text, 1,000
     merges, on the machine it was written on); here, the memory, which does not depend on the
-    machine: the labs refuse a text by common.MEMORY_PER_TEXT_BYTE."""
+    machine: the labs refuse a text by MEMORY_PER_TEXT_BYTE (lab/plumbing/reading.py)."""
 
     def test_every_kind_trains_within_the_memory_per_byte_the_labs_assume(self):
         text = without_spaces()

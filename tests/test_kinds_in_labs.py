@@ -5,10 +5,10 @@ import json
 import unicodedata
 import unittest
 
-from lab import audit, common, kinds
+from lab import audit, kinds
 from lab.kinds import KINDS, ByteBPE, CharBPE, SpecialBPE
-from tests.project import MIXED, TEXT, copy_project
-from tests.project import run_inside
+from lab.plumbing import measures, terminal
+from tests.project import MIXED, TEXT, copy_project, run_inside
 from tokenizer import BPE
 
 # The labs that take --tokenizer, with what each is given besides it; and the two whose idea
@@ -55,7 +55,7 @@ class TrainAnyKindTest(unittest.TestCase):
         name = '<' + 'x' * 500 + '>'
         code, out, err = self.train('--kind', 'byte', '--merges', '5', '--special', name, out='long.json')
         self.assertEqual(code, 0, err)
-        self.assertEqual([line for line in out.splitlines() if common.width(line) > 80], [])
+        self.assertEqual([line for line in out.splitlines() if terminal.width(line) > 80], [])
         self.assertIn(name, kinds.load(self.root / 'long.json').special_ids)  # kept whole
 
     def test_pattern_and_special_are_only_for_the_kinds_that_have_them(self):
@@ -105,7 +105,7 @@ class EveryToolTakesEveryKindTest(unittest.TestCase):
                         self.assertIn(f'is a {kind} tokenizer: no special tokens', err)
                         continue
                     self.assertEqual(code, 0, err)
-                    self.assertEqual([line for line in out.splitlines() if common.width(line) > 80], [])
+                    self.assertEqual([line for line in out.splitlines() if terminal.width(line) > 80], [])
 
     def test_the_lessons_loader_refuses_another_kind_in_one_line(self):
         for kind in [kind for kind in KINDS if kind != 'char']:
@@ -204,9 +204,9 @@ class ReleaseRecordTest(unittest.TestCase):
 
 class NotNFCTest(unittest.TestCase):
     def test_not_nfc_counts_the_characters_and_lines_nfc_would_change(self):
-        self.assertIsNone(common.not_nfc(MIXED))
+        self.assertIsNone(measures.not_nfc(MIXED))
         nfd = unicodedata.normalize('NFD', '한국 ok\nplain\n한\n')
-        self.assertEqual(common.not_nfc(nfd), (6 + 3, 2))  # 한 and 국 are 3 jamo each
+        self.assertEqual(measures.not_nfc(nfd), (6 + 3, 2))  # 한 and 국 are 3 jamo each
 
     def test_training_and_preparing_say_so_in_one_line_and_normalize_nothing(self):
         root = copy_project(self)

@@ -15,11 +15,35 @@ from array import array
 from pathlib import Path
 from unittest import mock
 
-from lab import (audit, common, compare, compression, fast, kinds, merge_order, normalize, prepare, show,
-                 special, vocab_curve)
+from lab import (
+    audit,
+    compare,
+    compression,
+    fast,
+    kinds,
+    merge_order,
+    normalize,
+    prepare,
+    show,
+    special,
+    vocab_curve,
+)
 from lab.kinds import KINDS, ByteBPE, SpecialBPE
-from tests.project import (MIXED, READS_TEXT, ROOT, TEXT, copy_project, inside, run, run_inside,
-                           started, still_alive, trained)
+from lab.learner import errors
+from lab.plumbing import cli, measures, processes, terminal
+from tests.project import (
+    MIXED,
+    READS_TEXT,
+    ROOT,
+    TEXT,
+    copy_project,
+    inside,
+    run,
+    run_inside,
+    started,
+    still_alive,
+    trained,
+)
 from tokenizer import BPE
 
 
@@ -97,8 +121,8 @@ class NormalizeTest(unittest.TestCase):
 class CompressionTest(unittest.TestCase):
     def test_percentile_is_nearest_rank(self):
         values = list(range(1, 101))
-        self.assertEqual([common.percentile(values, p) for p in (50, 95, 99)], [50, 95, 99])
-        self.assertEqual(common.percentile([7], 99), 7)
+        self.assertEqual([measures.percentile(values, p) for p in (50, 95, 99)], [50, 95, 99])
+        self.assertEqual(measures.percentile([7], 99), 7)
 
     def test_kinds_of_line(self):
         for line, kind in [('안녕하세요', 'Korean'), ('see https://x.org/a', 'URLs'),
@@ -135,10 +159,10 @@ class ShowTest(unittest.TestCase):
                     with self.subTest(colour=colour, columns=columns):
                         lines = show.render(tok, tok.encode(text), colour, columns)
                         plain = [re.sub('\x1b\\[[0-9;]*m', '', line) for line in lines]
-                        self.assertLessEqual(max(map(common.width, plain)), columns)
+                        self.assertLessEqual(max(map(terminal.width, plain)), columns)
 
     def test_wide_characters_take_two_columns(self):
-        self.assertEqual([common.width(s) for s in ['a', '안', '😀', 'e\u0301']], [1, 2, 2, 1])
+        self.assertEqual([terminal.width(s) for s in ['a', '안', '😀', 'e\u0301']], [1, 2, 2, 1])
 
     def test_no_color_or_a_pipe_gives_plain_output(self):
         root = copy_project(self)
@@ -338,7 +362,7 @@ class AuditAndCompressionCountAlikeTest(unittest.TestCase):
     def test_both_count_the_same_lines_characters_and_unknowns(self):
         tok = kinds.CharBPE.train(TEXT, 12)
         report = audit.audit(tok, MIXED)
-        row = compression.measure('mixed', tok, tok.encode, common.lines_of(MIXED))
+        row = compression.measure('mixed', tok, tok.encode, measures.lines_of(MIXED))
         unknown_share = f"{sum(report['unknown'].values()) / report['chars']:.1%}"
         self.assertEqual(row[1:4] + [row[6]], [str(report['lines']), f"{report['chars']:,}",
                                               f"{report['tokens']:,}", unknown_share])
@@ -402,7 +426,7 @@ class CompressionCommandTest(unittest.TestCase):
 class NotALabTest(unittest.TestCase):
     def test_the_libraries_say_they_are_not_labs_and_name_a_command(self):
         root = copy_project(self)
-        for library in ['lab.common', 'lab.fast', 'lab.kinds']:
+        for library in ['lab.plumbing', 'lab.contract', 'lab.fast', 'lab.kinds']:
             done = run(root, '-m', library, '--help')
             with self.subTest(library):
                 self.assertEqual(done.returncode, 1)
@@ -415,7 +439,7 @@ class NotALabTest(unittest.TestCase):
 class DiesWithParentTest(unittest.TestCase):
     @unittest.skipUnless(sys.platform.startswith('linux'), "asks Linux to end it with its parent")
     def test_a_labs_child_ends_when_the_lab_is_killed(self):
-        grandchild = ('from lab import common; import time; common.die_with_parent(); '
+        grandchild = ('from lab.plumbing import processes; import time; processes.die_with_parent(); '
                       "print('ready', flush=True); time.sleep(60)")
         middle = ('import os, subprocess, sys, time\n'
                   f'child = subprocess.Popen([sys.executable, "-c", {grandchild!r}],\n'
@@ -449,20 +473,20 @@ class SpeedChildTest(unittest.TestCase):
         from lab import speed
         err = ('lab.speed: your code raised TypeError: BPE() takes no arguments\n'
                'lab.speed: hint: BPE has no __init__, but it has __int__: a typing slip? def\n  __init__\n'
-               f'lab.speed: {common.SELFCHECK}\n')
-        with mock.patch.object(common, 'run_bounded', return_value=(1, '', err)), \
-                self.assertRaises(common.Said) as said:
+               f'lab.speed: {errors.SELFCHECK}\n')
+        with mock.patch.object(processes, 'run_bounded', return_value=(1, '', err)), \
+                self.assertRaises(cli.Said) as said:
             speed.in_fresh_python('--child', 'read', 'x.txt', 1)
         hint = 'hint: BPE has no __init__, but it has __int__: a typing slip? def __init__'
         self.assertEqual(said.exception.lines,
-                         ['your code raised TypeError: BPE() takes no arguments', hint, common.SELFCHECK])
+                         ['your code raised TypeError: BPE() takes no arguments', hint, errors.SELFCHECK])
 
 
 class BoundedChildTest(unittest.TestCase):
-    """common.run_bounded: the children that import a tokenizer.py nobody reviewed (lab.speed's)."""
+    """processes.run_bounded: the children that import a tokenizer.py nobody reviewed (lab.speed's)."""
 
     def test_a_child_that_prints_without_end_is_kept_to_its_last_bytes(self):
-        code, out, err = common.run_bounded(
+        code, out, err = processes.run_bounded(
             [sys.executable, '-c', "print('x' * 2**20 * 30); print('@@last')"], ROOT, 60, kept=1000)
         self.assertEqual((code, len(out), out.split()[-1]), (0, 1000, '@@last'))
 
@@ -474,7 +498,7 @@ class BoundedChildTest(unittest.TestCase):
                 f'    open({str(pid_file)!r}, "w").write(str(os.getpid()))\n    time.sleep(60)\n'
                 'time.sleep(60)')
         with self.assertRaisesRegex(ValueError, 'took over 0.5 s and was stopped'):
-            common.run_bounded([sys.executable, '-c', code], ROOT, 0.5)
+            processes.run_bounded([sys.executable, '-c', code], ROOT, 0.5)
         self.assertEqual(still_alive([int(pid_file.read_text())]), [])
 
 
@@ -555,12 +579,12 @@ class CompareTest(unittest.TestCase):
                 self.assertTrue(figure['unknown'] is None or figure['unknown'] > 0)
 
     def test_holdout_is_a_share_and_a_file_typed_after_it_is_told_to_go_first(self):
-        self.assertEqual(common.share('0.25'), 0.25)
+        self.assertEqual(cli.share('0.25'), 0.25)
         for wrong in ['0', '1', '2', 'nan', 'inf', 'x']:
             with self.subTest(wrong), self.assertRaisesRegex(argparse.ArgumentTypeError, 'not a share'):
-                common.share(wrong)
+                cli.share(wrong)
         with self.assertRaisesRegex(argparse.ArgumentTypeError, r'FILE goes before --holdout'):
-            common.share(str(ROOT / 'data' / 'mixed.txt'))
+            cli.share(str(ROOT / 'data' / 'mixed.txt'))
 
     def test_the_held_out_lines_said_are_the_lines_held_out(self):
         root = copy_project(self)
@@ -575,17 +599,17 @@ class CompareTest(unittest.TestCase):
         lines = done.stdout.splitlines()
         for name in KINDS:
             self.assertEqual(sum(line.split()[:1] == [name] for line in lines), 2, (name, done.stdout))
-        self.assertLessEqual(max(map(common.width, lines)), 80)
+        self.assertLessEqual(max(map(terminal.width, lines)), 80)
         self.assertIn('held out', done.stdout)
 
 
 class VocabCurveTest(unittest.TestCase):
     def test_the_last_lines_are_held_out(self):
-        train, held = common.hold_out('a\nb\nc\nd\ne\nf\ng\nh\ni\nj\n', 0.2)
+        train, held = measures.hold_out('a\nb\nc\nd\ne\nf\ng\nh\ni\nj\n', 0.2)
         self.assertEqual((train, held), ('a\nb\nc\nd\ne\nf\ng\nh\n', 'i\nj\n'))
 
     def test_the_training_curve_only_rises(self):
-        train, held = common.hold_out(MIXED * 3, 0.1)
+        train, held = measures.hold_out(MIXED * 3, 0.1)
         points = vocab_curve.curve(train, held, 150)
         self.assertLessEqual(len(points), vocab_curve.POINTS)
         rates = [rate for _, rate, _ in points]
@@ -599,7 +623,7 @@ class VocabCurveTest(unittest.TestCase):
         self.assertLess(max(ratios) / min(ratios), 1.05)
 
     def test_the_plot_fits_80_columns(self):
-        train, held = common.hold_out(MIXED, 0.1)
+        train, held = measures.hold_out(MIXED, 0.1)
         lines = vocab_curve.plot(vocab_curve.curve(train, held, 120), (2, 9))
         self.assertLessEqual(max(map(len, lines)), 80)
         self.assertTrue(any('*' in line for line in lines))

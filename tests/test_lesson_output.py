@@ -2,7 +2,7 @@
 import json
 import unittest
 
-from lab.common import has_lines
+from lab.plumbing.measures import has_lines
 from tests.project import ROOT, TEXT, copy_project, run, started
 from tokenizer import BPE
 

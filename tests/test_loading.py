@@ -5,9 +5,9 @@ import random
 import unittest
 
 from lab import kinds
+from lab.contract.checks import problem_with
 from lab.kinds import load_lesson as load
 from lab.kinds.hf import from_hf
-from lab.common import problem_with
 from tests.project import TEXT, copy_project, inside, trained
 from tokenizer import BPE
 

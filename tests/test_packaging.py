@@ -18,7 +18,6 @@ from pathlib import Path
 from tests.project import ROOT, started
 
 
-
 def installed(name, path=None):
     """Whether name is a package Python can import and run, on path (default sys.path): not a
     folder of that name with no __init__.py (the build/ that pip install . leaves here is one,
@@ -55,7 +54,7 @@ def build_and_run(tracked):
             raise AssertionError('building the source distribution failed:\n' + built.stderr[-2000:])
         archive = next((Path(tmp) / 'dist').glob('*.tar.gz'))
         with tarfile.open(archive) as tar:
-            # names inside are 'xslm_tokenizer-0.1.0/lab/common.py': drop the top folder
+            # names inside are 'xslm_tokenizer-0.1.0/lab/plumbing/cli.py': drop the top folder
             shipped = {name.partition('/')[2] for name in tar.getnames()}
             if hasattr(tarfile, 'data_filter'):  # refuse links and paths that leave the folder
                 tar.extractall(Path(tmp) / 'unpacked', filter='data')

@@ -20,12 +20,22 @@ import unittest
 from pathlib import Path
 from unittest import mock
 
-from lab import common
+from lab.contract import lessons
+from lab.learner import catalogs, errors, explain
+from lab.plumbing import cli, measures, terminal
 from lab.selfcheck import __main__ as command
-from lab.learner import catalogs, explain
 from lab.selfcheck import check, report, rules
-from tests.project import (ENGLISH, LESSON_FILES, ROOT, copy_project, inside, run, run_inside, started,
-                           still_alive)
+from tests.project import (
+    ENGLISH,
+    LESSON_FILES,
+    ROOT,
+    copy_project,
+    inside,
+    run,
+    run_inside,
+    started,
+    still_alive,
+)
 
 LESSON = (LESSON_FILES / 'tokenizer.py').read_text(encoding='utf-8')
 # (a typing mistake as a change to the lesson-style file, the rule its first FAILED must be)
@@ -151,7 +161,7 @@ def render_title(part):
 
 
 def wider_than_80(text):
-    return [line for line in text.splitlines() if common.width(line) > 80]
+    return [line for line in text.splitlines() if terminal.width(line) > 80]
 
 
 class RulesTest(unittest.TestCase):
@@ -291,7 +301,7 @@ class ExplainTest(unittest.TestCase):
 class LabsMeetAnUnfinishedFileTest(unittest.TestCase):
     """A lab calls BPE as the lesson does; the learner's file may not have it all yet."""
 
-    def said_by_a_lab(self, typed, call, stop=Exception, say=common.learners_error):
+    def said_by_a_lab(self, typed, call, stop=Exception, say=errors.learners_error):
         """The lines a lab says when call(tokenizer module) fails on the file typed."""
         folder = tempfile.TemporaryDirectory()
         self.addCleanup(folder.cleanup)
@@ -312,7 +322,7 @@ class LabsMeetAnUnfinishedFileTest(unittest.TestCase):
         typed = LESSON[:LESSON.index('    def encode')]
         said = self.said_by_a_lab(typed, lambda module: module.BPE.train('aab', 1).encode('ab'))
         self.assertIn('hint: BPE has no encode yet: type it (part 4) inside class BPE', said)
-        self.assertEqual(said[-1], common.SELFCHECK)
+        self.assertEqual(said[-1], errors.SELFCHECK)
 
     def test_a_method_typed_outside_the_class_is_said_so(self):
         typed = lesson_with(STATE_IN_CLASS, STATE_OUTSIDE)
@@ -328,10 +338,10 @@ class LabsMeetAnUnfinishedFileTest(unittest.TestCase):
         typed = lesson_with('            i += 1\n    return result', '            i += 1\n'
                             '        if i > 3:\n            raise KeyboardInterrupt\n    return result')
         code, said, _ = self.said_by_a_lab(typed, lambda module: module.BPE.train('aaaab', 1),
-                                           KeyboardInterrupt, common.ending)
+                                           KeyboardInterrupt, cli.ending)
         line = typed.splitlines().index('            raise KeyboardInterrupt') + 1
         train = typed.splitlines().index('            ids = merge(ids, pair, new_id)') + 1
-        self.assertEqual((code, said[0], said[-1]), (130, 'interrupted', common.SELFCHECK))
+        self.assertEqual((code, said[0], said[-1]), (130, 'interrupted', errors.SELFCHECK))
         self.assertEqual(said[1], f'it was in tokenizer.py, line {train} in train, then line {line} '
                                   'in merge: does each of these loops end?')
 
@@ -345,7 +355,7 @@ class LabsMeetAnUnfinishedFileTest(unittest.TestCase):
 
     def test_an_encode_that_gives_no_list_is_one_line_in_a_lab(self):
         typed = lesson_with('        return ids\n', '\n')
-        said = self.said_by_a_lab(typed, lambda module: common.encoded(module.BPE.train('aab', 1), 'ab'),
+        said = self.said_by_a_lab(typed, lambda module: lessons.encoded(module.BPE.train('aab', 1), 'ab'),
                                   ValueError, str)
         self.assertEqual(said, 'encode gave None, not a list of ids: python3 -m lab.selfcheck')
 
@@ -353,7 +363,7 @@ class LabsMeetAnUnfinishedFileTest(unittest.TestCase):
         typed = LESSON[:LESSON.index('class BPE:')]
         lines = self.said_by_a_lab(typed, lambda module: exec('from tokenizer import BPE'))
         self.assertEqual(lines, ['tokenizer.py has no BPE yet: the lesson types it in part 2',
-                                 common.SELFCHECK])
+                                 errors.SELFCHECK])
 
     def test_ctrl_c_at_the_top_level_of_the_file_says_its_line(self):
         folder = tempfile.TemporaryDirectory()
@@ -368,7 +378,7 @@ class LabsMeetAnUnfinishedFileTest(unittest.TestCase):
             exec(compile(typed, path, 'exec'), {})
         except KeyboardInterrupt as error:
             with mock.patch.dict(sys.modules, tokenizer=module):
-                said = common.ending(error)[1]
+                said = cli.ending(error)[1]
         self.assertEqual(said[1], 'it was in tokenizer.py, line 2 at the top level: does that loop end?')
 
     def test_an_error_of_the_labs_own_is_not_blamed_on_the_learner(self):
@@ -690,7 +700,7 @@ class CatalogTest(unittest.TestCase):
         code |= {'python3', 'PYTHONHASHSEED', 'ensure_ascii', 'json', 'dumps', 'ko', 'en', 'ufffd', 'n'}
         for key, text in catalogs.load('ko').items():
             text = re.sub(r'\{\w+\}', '', text)  # the fields filled in
-            if not common.HANGUL.search(text):
+            if not measures.HANGUL.search(text):
                 with self.subTest(key):
                     words = re.findall(r'[A-Za-z_]\w*', text)
                     self.assertEqual([word for word in words if word not in code], [])

@@ -18,8 +18,9 @@ import unittest
 from collections import Counter
 from unittest import mock
 
-from lab import common
+from lab.contract import lessons
 from lab.kinds import CharBPE
+from lab.plumbing import cli, terminal
 from tests.project import LABS, READS_TEXT, ROOT, TAKES, copy_project, lab_files, run_inside, trained
 
 # The lesson's three labs, as a learner types them, have no --help, no Ctrl-C message: their
@@ -71,7 +72,7 @@ class EveryLabTest(unittest.TestCase):
                 self.assertIn(f'usage: python3 -m lab.{name}', out)
                 self.assertNotIn(str(ROOT), out)  # defaults as typed, not absolute paths
                 self.assertIn('Try next', out)
-                self.assertLessEqual(max(map(common.width, out.splitlines())), 80)  # Hangul is 2 wide
+                self.assertLessEqual(max(map(terminal.width, out.splitlines())), 80)  # Hangul is 2 wide
 
     def test_each_lab_takes_the_shared_arguments_listed_for_it_and_no_others(self):
         for name in self.labs:
@@ -112,7 +113,7 @@ class EveryLabTest(unittest.TestCase):
                     code, out, err = run_inside(self.root, name, *SLOW.get(name, []), *extra)
                     self.assertIn(code, (0, 1), err)  # 1: audit and normalize fail their gates on mixed.txt
                     self.assertTrue(out)
-                    wide = [line for line in (out + err).splitlines() if common.width(line) > 80]
+                    wide = [line for line in (out + err).splitlines() if terminal.width(line) > 80]
                     self.assertEqual(wide, [])
 
     def test_output_fits_80_columns_with_figures_of_ten_digits_too(self):
@@ -125,12 +126,12 @@ class EveryLabTest(unittest.TestCase):
             return {'lines': 9_876_543_210, 'chars': 9_876_543_210, 'tokens': 1_234_567_890,
                     'per_line': [123_456, 9_876_543], 'bytes': 29_876_543_210, 'unknown': Counter(a=3)}
         out = io.StringIO()
-        with mock.patch.object(common, 'count_lines', huge), contextlib.redirect_stdout(out):
+        with mock.patch.object(lessons, 'count_lines', huge), contextlib.redirect_stdout(out):
             compression.report(tok, [('a name long enough to be cut.txt', 'Q: a\nA: b\ndef f():\n')])
         self.assertIn('9.88G', out.getvalue())
         self.assertIn('  8.00  ', out.getvalue())  # chars per token, from the same figures
         self.assertIn('M, G: millions, billions', out.getvalue())
-        self.assertEqual([line for line in out.getvalue().splitlines() if common.width(line) > 80], [])
+        self.assertEqual([line for line in out.getvalue().splitlines() if terminal.width(line) > 80], [])
 
     def test_a_reader_that_stops_early_gets_no_traceback(self):
         for name in self.labs:
@@ -167,15 +168,15 @@ class EveryLabTest(unittest.TestCase):
                 code, out, err = run_inside(self.root, name, *args)
                 said = [line for line in err.splitlines() if line.startswith(f'lab.{name}: ')]
                 self.assertEqual((code in (1, 2), len(said)), (True, 1), err)
-                self.assertLessEqual(common.width(said[0]), 80)
+                self.assertLessEqual(terminal.width(said[0]), 80)
 
     def test_every_lab_runs_its_main_through_the_shared_runner(self):
-        # so that what RunnerTest holds of common.run (Ctrl-C, a closed stdout, a learner's error)
+        # so that what RunnerTest holds of cli.run (Ctrl-C, a closed stdout, a learner's error)
         # holds of every lab, and the closed pipe above is seen for real in each one
         for name in self.labs:
             with self.subTest(name):
                 source = '\n'.join(path.read_text(encoding='utf-8') for path in lab_files(name))
-                self.assertRegex(source, r"\nif __name__ == '__main__':\n    common\.run\(main\)\n")
+                self.assertRegex(source, r"\nif __name__ == '__main__':\n    cli\.run\(main\)\n")
 
     def test_a_file_holding_only_a_byte_order_mark_is_empty_and_nothing_is_written(self):
         (self.root / 'bom.txt').write_bytes(b'\xef\xbb\xbf')  # Notepad's empty "UTF-8 with BOM"
@@ -224,18 +225,18 @@ class FigureTest(unittest.TestCase):
                          (999_499_999, '999M'), (999_500_000, '1G'), (9_876_543_210, '9.88G'),
                          (12_345_678_901_234, '12,346G')]:
             with self.subTest(n):
-                self.assertEqual(common.figure(n), shown)
+                self.assertEqual(terminal.figure(n), shown)
 
 
 class RunnerTest(unittest.TestCase):
-    """common.run, the way every lab ends: each rule once, in this process."""
+    """cli.run, the way every lab ends: each rule once, in this process."""
 
     def ended(self, main, stdout=io.StringIO):
         err = io.StringIO()
         with mock.patch.object(sys, 'stderr', err), mock.patch.object(sys, 'stdout', stdout and stdout()), \
-                mock.patch.object(common, 'lab_name', lambda: 'lab.x'), \
+                mock.patch.object(cli, '_lab_name', lambda: 'lab.x'), \
                 self.assertRaises(SystemExit) as caught:
-            common.run(main)
+            cli.run(main)
         return caught.exception.code, err.getvalue()
 
     def test_ctrl_c_is_one_line_and_exit_130(self):
@@ -282,8 +283,8 @@ class TerminalTest(unittest.TestCase):
         for env, colour in [({'TERM': 'xterm'}, True), ({'TERM': 'dumb'}, False),
                             ({'TERM': 'xterm', 'NO_COLOR': '1'}, False)]:
             with self.subTest(env=env), mock.patch.dict(os.environ, env, clear=True):
-                self.assertEqual(common.use_colour(Terminal()), colour)
-        self.assertFalse(common.use_colour(io.StringIO()))
+                self.assertEqual(terminal.use_colour(Terminal()), colour)
+        self.assertFalse(terminal.use_colour(io.StringIO()))
 
     @unittest.skipUnless(hasattr(os, 'openpty'), 'needs a pseudo-terminal')
     def test_long_work_shows_it_is_alive_on_a_terminal_and_clears_the_line(self):
@@ -345,7 +346,7 @@ class HostileTextTest(unittest.TestCase):
                 code, out, err = run_inside(root, name, *SLOW.get(name, []), *extra)
                 for raw in ['\x1b', '\x07', '\x9b', '\u202e', '\u202c']:
                     self.assertNotIn(raw, out + err)
-                self.assertEqual([line for line in (out + err).splitlines() if common.width(line) > 80], [])
+                self.assertEqual([line for line in (out + err).splitlines() if terminal.width(line) > 80], [])
         self.assertIn('\\x1b', run_inside(root, 'show', HOSTILE.splitlines()[0])[1])  # shown, escaped
 
 if __name__ == '__main__':

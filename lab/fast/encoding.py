@@ -22,8 +22,9 @@ from heapq import heapify, heappop, heappush
 from itertools import chain, compress, repeat
 from operator import contains, not_
 
-from lab import common
+from lab.contract import lessons
 from lab.fast.letters import fresh_characters, spare
+from lab.plumbing import processes
 
 # characters: below this, starting the processes costs more than it saves (Swann's Way, 5,000
 # merges, 2 cores: 100,000 characters 0.11 s in one process or two; 200,000: 0.25 s, 0.17 s)
@@ -71,7 +72,7 @@ def encode(tok, text, jobs=None):
         return encoder(tok)(text)
     size = -(-len(text) // (jobs * 4))  # four blocks a process, so that none waits long for the last
     blocks = line_blocks(text, size)
-    encoded = in_processes_or_here(start_worker, common.state_of(tok), encode_in_worker, blocks, jobs, asked,
+    encoded = in_processes_or_here(start_worker, lessons.state_of(tok), encode_in_worker, blocks, jobs, asked,
                                    lambda: [encoder(tok)(text)])
     return list(chain.from_iterable(encoded))  # each block but the last ends in '\n', and holds its id
 
@@ -142,7 +143,7 @@ def ready(start, state, parent):
     (killed for its memory, a worker would otherwise wait for ever to write what it encoded),
     then start(state)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    common.die_with_parent(parent)
+    processes.die_with_parent(parent)
     start(state)
 
 
@@ -204,7 +205,7 @@ worker_encode = None  # in each process of the pool: the encoder, set by start_w
 def start_worker(state):
     """In each process of the pool: the encoder, built once."""
     global worker_encode
-    worker_encode = encoder(common.lesson_bpe(**state))
+    worker_encode = encoder(lessons.lesson_bpe(**state))
 
 
 def encode_in_worker(block):

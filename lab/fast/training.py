@@ -40,8 +40,9 @@ from heapq import heapify, heappop, heappush
 from itertools import chain, groupby
 from operator import add, itemgetter
 
-from lab import common
+from lab.contract import lessons
 from lab.fast.letters import fresh_characters, spare
+from lab.plumbing import terminal
 
 # Units start at about LARGE characters; each line becomes a unit of its own once the best
 # pair occurs less than once in LINES_EVERY characters. Listing the pairs of every line
@@ -58,12 +59,12 @@ def train(text, count, progress=None):
     """BPE.train(text, count), fast. text may also be a list of documents, which no merge joins
     (as if each stood on lines of its own). progress(done, count) is called after each merge."""
     if isinstance(text, str):
-        base, lines = common.base_vocabulary(text), Counter(text.split('\n'))
+        base, lines = lessons.base_vocabulary(text), Counter(text.split('\n'))
     else:
-        base = common.base_vocabulary(''.join(text))
+        base = lessons.base_vocabulary(''.join(text))
         lines = Counter(line for doc in text for line in doc.split('\n'))
     vocab, merges = learn(lines, dict(zip(base, base)), count, progress=progress)
-    return common.lesson_bpe(vocab, merges)
+    return lessons.lesson_bpe(vocab, merges)
 
 
 def learn(lines, base, count, tie='first', progress=None, least=2):
@@ -365,7 +366,7 @@ class Trainer:
         gives such a merge the id the token has; a tokenizer here gives every merge an id of its
         own. It has not been seen on real text or in the fuzz tests, so it is said, not hidden."""
         if text in self.texts:
-            raise ValueError(f'merge {len(self.merges) + 1:,} makes {common.clip(repr(text), 30)}, already '
+            raise ValueError(f'merge {len(self.merges) + 1:,} makes {terminal.clip(repr(text), 30)}, already '
                              'a token: the tokenizers library would give it that id, which no kind here '
                              'can hold; ask for fewer merges')
         self.texts.add(text)

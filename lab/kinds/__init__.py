@@ -42,14 +42,16 @@ import os
 from array import array
 from collections import Counter
 
-from lab import common
+from lab.contract import checks
 from lab.fast import encoding
+from lab.kinds import special
 from lab.kinds.byte import ByteBPE
 from lab.kinds.char import CharBPE
 from lab.kinds.piece import PieceBPE
-from lab.kinds import special
 from lab.kinds.special import SpecialBPE
 from lab.kinds.word import WordBPE
+from lab.learner import errors
+from lab.plumbing import locations, reading, saving, terminal
 
 KINDS = {'char': CharBPE, 'word': WordBPE, 'piece': PieceBPE, 'byte': ByteBPE, 'special': SpecialBPE}
 
@@ -60,8 +62,8 @@ def file_state(tok):
 
 
 def save(tok, path):
-    """Write tok to path, all at once (common.save); the same bytes for the same tokenizer."""
-    common.save(json.dumps(file_state(tok), ensure_ascii=False) + '\n', path)
+    """Write tok to path, all at once (saving.save); the same bytes for the same tokenizer."""
+    saving.save(json.dumps(file_state(tok), ensure_ascii=False) + '\n', path)
 
 
 def kind_of(data):
@@ -87,21 +89,21 @@ def kind_of(data):
         return 'byte', {**data, 'byte_ids': None, 'pattern': None}  # what they were: the contract, no pattern
     if isinstance(data, dict) and 'model' in data:
         raise ValueError('a tokenizers file: read it with python3 -m lab.import_hf')
-    problem = common.problem_with(data)
+    problem = checks.problem_with(data)
     if problem and isinstance(data, dict) and {'vocab', 'merges'} & set(data):
         # written by a tokenizer.py whose state() is not the lesson's: training again cannot mend it
-        raise ValueError(f'{problem}: {common.TUTOR}')
+        raise ValueError(f'{problem}: {locations.TUTOR}')
     if problem:
-        raise ValueError(f'{problem}; {common.MAKE_TOKENIZER} again')
+        raise ValueError(f'{problem}; {locations.MAKE_TOKENIZER} again')
     return 'char', data
 
 
-def load(path=common.SAVED):
+def load(path=locations.SAVED):
     """The tokenizer saved at path, of whatever kind, checked before it is built: ValueError in
     one line naming the file, the kind and what is wrong with it (it fails closed)."""
     if os.path.isdir(path):  # tokenizer.py cannot write over a folder: say so first
-        raise ValueError(f'{path} is a folder, not a file: move it away, then {common.MAKE_TOKENIZER}')
-    data = common.read_json(path, common.MAKE_TOKENIZER)
+        raise ValueError(f'{path} is a folder, not a file: move it away, then {locations.MAKE_TOKENIZER}')
+    data = reading.read_json(path, locations.MAKE_TOKENIZER)
     try:
         kind, state = kind_of(data)
     except ValueError as e:
@@ -109,12 +111,12 @@ def load(path=common.SAVED):
     try:
         return KINDS[kind](**state)
     except ValueError as e:
-        if common.learners_error(e) is not None or common.raised_in_learners_file(e):
+        if errors.learners_error(e) is not None or errors.raised_in_learners_file(e):
             raise  # tokenizer.py's, not the file's: said as such
         raise ValueError(f'{path} ({kind} tokenizer): {e}') from None
 
 
-def load_lesson(path=common.SAVED):
+def load_lesson(path=locations.SAVED):
     """The lesson's BPE rebuilt from a saved tokenizer.json, for the labs whose idea is the
     lesson's alone; ValueError names the file and its first problem, or its other kind."""
     tok = load(path)
@@ -127,7 +129,7 @@ def is_tokenizer_file(path, kind=None):
     """Whether path holds a tokenizer file (of that kind, when one is named): for --out, such a
     file may be replaced without --force."""
     try:
-        found, _ = kind_of(common.strict_json(common.read_text(path, '', common.TOKENIZER_LIMIT)))
+        found, _ = kind_of(reading.strict_json(reading.read_text(path, '', locations.TOKENIZER_LIMIT)))
         return kind is None or found == kind
     except (ValueError, RecursionError):
         return False
@@ -136,7 +138,7 @@ def is_tokenizer_file(path, kind=None):
 def default_path(kind):
     """Where a tokenizer of a kind is saved unless told: the lesson's data/tokenizer.json for the
     char kind, data/tokenizer-KIND.json for any other, so that one never replaces the other."""
-    return common.SAVED if kind == 'char' else common.SAVED.with_name(f'tokenizer-{kind}.json')
+    return locations.SAVED if kind == 'char' else locations.SAVED.with_name(f'tokenizer-{kind}.json')
 
 
 def plain(tok):
@@ -159,9 +161,9 @@ def special_strings(tok, texts):
 
 def said_of_special_strings(found, columns=80):
     """One line for the special strings a lab met in a text and kept as text (special_strings)."""
-    listed = ' '.join(f'{common.shown(name)}×{n:,}' for name, n in found.most_common(3))
+    listed = ' '.join(f'{terminal.shown(name)}×{n:,}' for name, n in found.most_common(3))
     more = ' ...' if len(found) > 3 else ''
-    return common.clip(f'{sum(found.values()):,} spelled in the text ({listed}{more}), kept as text', columns)
+    return terminal.clip(f'{sum(found.values()):,} spelled in the text ({listed}{more}), kept as text', columns)
 
 
 def special_strings_line(tok, texts):
@@ -226,7 +228,7 @@ def encode_documents(tok, texts, end, typecode='I', jobs=None):
     asked, jobs = jobs is not None, encoding.idle_cores() if jobs is None else jobs
     size = sum(map(len, texts))
     if jobs <= 1 or len(texts) < 2 or size < encoding.PARALLEL_FROM:
-        return encoded_block(plain(tok), texts, end, typecode)
+        return _encoded_block(plain(tok), texts, end, typecode)
     blocks, block, filled = [], [], 0
     for text in texts:  # four blocks a process, so that none waits long for the last
         block.append(text)
@@ -234,8 +236,8 @@ def encode_documents(tok, texts, end, typecode='I', jobs=None):
         if filled * jobs * 4 >= size:
             blocks.append(block)
             block, filled = [], 0
-    here = lambda: [encoded_block(plain(tok), texts, end, typecode)]  # noqa: E731  (no processes: this one)
-    encoded = encoding.in_processes_or_here(start_worker, [file_state(tok), end, typecode], encode_in_worker,
+    here = lambda: [_encoded_block(plain(tok), texts, end, typecode)]  # noqa: E731  (no processes: this one)
+    encoded = encoding.in_processes_or_here(_start_worker, [file_state(tok), end, typecode], _encode_in_worker,
                                             blocks + [block], jobs, asked, here)
     ids, lengths = array(typecode), array('I')
     for block_ids, block_lengths in encoded:
@@ -244,7 +246,7 @@ def encode_documents(tok, texts, end, typecode='I', jobs=None):
     return ids, lengths
 
 
-def encoded_block(encode, texts, end, typecode):
+def _encoded_block(encode, texts, end, typecode):
     """encode_documents of texts, here."""
     ids, lengths = array(typecode), array('I')
     for text in texts:
@@ -255,14 +257,14 @@ def encoded_block(encode, texts, end, typecode):
     return ids, lengths
 
 
-WORKER = {}  # in each process of encode_documents: its encoder, the end and the typecode
+_WORKER = {}  # in each process of encode_documents: its encoder, the end and the typecode
 
 
-def start_worker(task):
-    data, WORKER['end'], WORKER['typecode'] = task
+def _start_worker(task):
+    data, _WORKER['end'], _WORKER['typecode'] = task
     kind, state = kind_of(data)
-    WORKER['encode'] = plain(KINDS[kind](**state))
+    _WORKER['encode'] = plain(KINDS[kind](**state))
 
 
-def encode_in_worker(texts):
-    return encoded_block(WORKER['encode'], texts, WORKER['end'], WORKER['typecode'])
+def _encode_in_worker(texts):
+    return _encoded_block(_WORKER['encode'], texts, _WORKER['end'], _WORKER['typecode'])

@@ -30,13 +30,15 @@ lab/kinds/special.py: it becomes the special id only where allowed.
 Its file: {"kind": "byte", "special": {"<pad>": 0, ...}, "byte_ids": [4, 5, ...],
 "merges": [[[a, b], new], ...], "pattern": null}.
 """
-from lab import common, fast
 from types import SimpleNamespace
 
+from lab import fast
+from lab.contract import checks
 from lab.fast.encoding import REMEMBERED, encode_line, replayer
 from lab.kinds.patterns import CHUNK, compiled, count_pieces, cut, pattern_problem
 from lab.kinds.special import encode_with_specials, index_of, special_problem
 from lab.kinds.texts import merges_to_learn, texts_of
+from lab.plumbing import terminal
 
 SPECIAL = ['<pad>', '<unk>', '<bos>', '<eos>']
 FIRST_BYTE = len(SPECIAL)          # byte b has id 4 + b in the contract
@@ -53,7 +55,7 @@ LONG_PIECE = 10_000
 RULES = ['lesson', 'tokenizers']
 
 
-def byte_characters():
+def _byte_characters():
     """[the character byte b is written as, for b in 0-255], as GPT-2 and tokenizers' ByteLevel
     write bytes: printable bytes as themselves, the 68 others (controls, space, DEL, U+00A0 and
     U+00AD) as U+0100, U+0101, ... in order."""
@@ -62,21 +64,21 @@ def byte_characters():
     return [chr(b) if b in printable else chr(next(others)) for b in range(256)]
 
 
-BYTE_CHARACTERS = byte_characters()
+BYTE_CHARACTERS = _byte_characters()
 BYTE_OF = {ch: b for b, ch in enumerate(BYTE_CHARACTERS)}
-AS_BYTE_CHARACTERS = {b: ch for b, ch in enumerate(BYTE_CHARACTERS)}  # for str.translate of a latin-1 str
+_AS_BYTE_CHARACTERS = {b: ch for b, ch in enumerate(BYTE_CHARACTERS)}  # for str.translate of a latin-1 str
 
 
-def refuse_surrogates(text):
+def _refuse_surrogates(text):
     """ValueError naming where text holds a lone surrogate: a character with no bytes to give,
     which Python makes of bytes that are not UTF-8 (in a command's argument, say)."""
-    surrogate = common.SURROGATE.search(text)
+    surrogate = checks.SURROGATE.search(text)
     if surrogate:
         raise ValueError(f'the text holds a lone surrogate (U+{ord(surrogate.group()):04X}, character '
                          f'{surrogate.start():,}): not UTF-8')
 
 
-def as_chars(text):
+def _as_chars(text):
     """The UTF-8 bytes of text as a str of the characters U+0000-U+00FF, one per byte."""
     return text.encode('utf-8').decode('latin-1')
 
@@ -93,13 +95,13 @@ class ByteBPE:
             special = {name: n for n, name in enumerate(special)}  # ids 0, 1, ... in order
         if byte_ids is None and isinstance(special, dict):
             byte_ids = [len(special) + b for b in range(256)]  # the bytes right after them
-        problem = layout_problem(special, byte_ids, merges, pattern)
+        problem = _layout_problem(special, byte_ids, merges, pattern)
         if problem:
             raise ValueError(problem)
         self.special_ids, self.byte_ids, self.merges, self.pattern = special, byte_ids, merges, pattern
         self.special_index = index_of(special)
         names = {i: name for name, i in special.items()}
-        self.vocab_size = len(special) + len(byte_only(special, byte_ids)) + sum(new not in names for _, new in merges)
+        self.vocab_size = len(special) + len(_byte_only(special, byte_ids)) + sum(new not in names for _, new in merges)
         self.bytes_of = [b''] * self.vocab_size
         for name, i in special.items():
             self.bytes_of[i] = name.encode('utf-8')
@@ -111,7 +113,7 @@ class ByteBPE:
             if new in names:  # a merge tokenizers made into a special token's name, and gave its id
                 if self.bytes_of[a] + self.bytes_of[b] != self.bytes_of[new]:
                     raise ValueError(f'merges[{rank}] joins ids {a} and {b} into the special token '
-                                     f'{common.quoted(names[new], 30)}, which they do not spell')
+                                     f'{terminal.quoted(names[new], 30)}, which they do not spell')
                 continue  # never applied: that text stays text, as tokenizers cuts the name out first
             self.bytes_of[new] = self.bytes_of[a] + self.bytes_of[b]
             self.ranks.setdefault(a * self.vocab_size + b, rank)
@@ -135,19 +137,19 @@ class ByteBPE:
         docstring says how the two differ)."""
         texts = texts_of(text)
         if rules not in RULES:
-            raise ValueError(f'rules={common.quoted(rules, 20)}: one of {", ".join(RULES)}')
+            raise ValueError(f'rules={terminal.quoted(rules, 20)}: one of {", ".join(RULES)}')
         pattern = 'gpt2' if pattern is None and rules == 'tokenizers' else pattern
         problem = (pattern is not None and pattern_problem(pattern)) or special_problem(special)
         if problem:
             raise ValueError(problem)
         count = merges_to_learn(count, vocab_size, len(special) + 256, 'byte')
         for doc in texts:
-            refuse_surrogates(doc)
+            _refuse_surrogates(doc)
         if rules == 'tokenizers':
-            return train_as_tokenizers(cls, texts, count, special, pattern)
+            return _train_as_tokenizers(cls, texts, count, special, pattern)
         pieces = (piece for doc in texts for piece in (cut(pattern, doc) if pattern else [doc]))
         base = {chr(b): chr(b) for b in range(256)}  # byte b is id b here, renumbered below
-        _, merges = fast.learn(fast.weighted_lines(map(as_chars, pieces)), base, count)
+        _, merges = fast.learn(fast.weighted_lines(map(_as_chars, pieces)), base, count)
         first = len(special)
         ids = [first + b for b in range(256)] + list(range(first + 256, first + 256 + len(merges)))
         return cls([[[ids[a], ids[b]], ids[new]] for (a, b), new in merges], special, None, pattern)
@@ -156,12 +158,12 @@ class ByteBPE:
         """The ids of text. A special string in it is text, encoded as its bytes, unless named in
         allowed ('all': every one), where it becomes its id; disallowed='refuse' refuses one
         that is not allowed instead (lab/kinds/special.py)."""
-        refuse_surrogates(text)  # here, where the place is counted from the start of the text
+        _refuse_surrogates(text)  # here, where the place is counted from the start of the text
         return encode_with_specials(text, self.special_ids, self.special_index, self.encode_plain, allowed,
                                     disallowed)
 
     def encode_plain(self, text):
-        refuse_surrogates(text)
+        _refuse_surrogates(text)
         if self.pattern == 'gpt2':  # cut chunk by chunk, a chunk met again merged once (patterns.py)
             chunks, regex = CHUNK.findall(text), compiled('gpt2')
             ids = []
@@ -206,7 +208,7 @@ class ByteBPE:
 
     def decode(self, ids, skip_special=True):
         """The text of ids: special ids left out, or as their names."""
-        ids = common.known_ids(ids, self.vocab_size)
+        ids = checks.known_ids(ids, self.vocab_size)
         specials = set(self.special_ids.values())
         data = b''.join(self.bytes_of[i] for i in ids if i not in specials or not skip_special)
         return data.decode('utf-8', errors='replace')  # once, at the end: a character may span tokens
@@ -222,34 +224,34 @@ class ByteBPE:
         return self.bytes_of[i]
 
 
-def train_as_tokenizers(cls, texts, count, special, pattern):
+def _train_as_tokenizers(cls, texts, count, special, pattern):
     """A ByteBPE as tokenizers' BpeTrainer trains it on texts with ByteLevel's bytes: the special
     tokens, the bytes in the order of their characters, then each merge, the most frequent pair
     first and of those the pair of smaller ids, down to pairs seen once."""
     bad = next((name for name in special if len(name) == 1 and name in BYTE_OF), None)
     if bad is not None:  # tokenizers would give that byte the special token's id, and nothing to the byte
-        raise ValueError(f'the special token {common.quoted(bad)} is the character tokenizers writes byte '
+        raise ValueError(f'the special token {terminal.quoted(bad)} is the character tokenizers writes byte '
                          f'{BYTE_OF[bad]} as: give it another name')
     words = {}
     for piece, n in count_pieces(pattern, texts).items():
-        word = as_chars(piece).translate(AS_BYTE_CHARACTERS)
+        word = _as_chars(piece).translate(_AS_BYTE_CHARACTERS)
         words[word] = words.get(word, 0) + n
     alphabet = sorted(BYTE_CHARACTERS)  # tokenizers sorts its alphabet by code point
     vocab, merges = fast.learn(words, dict(zip(alphabet, alphabet)), count, tie='ids', least=1)
     clash = next((name for name in special if name in vocab), None)
     if clash is not None:  # tokenizers would give that merge the special token's id
-        raise ValueError(f'a merge makes {common.quoted(clash, 30)}, the name of a special token: '
+        raise ValueError(f'a merge makes {terminal.quoted(clash, 30)}, the name of a special token: '
                          'give the special token another name, or cut the text with a pattern')
     first = len(special)
     byte_ids = [first + alphabet.index(ch) for ch in BYTE_CHARACTERS]
     return cls([[[first + a, first + b], first + new] for (a, b), new in merges], special, byte_ids, pattern)
 
 
-def is_id(i):
+def _is_id(i):
     return type(i) is int and i >= 0
 
 
-def byte_only(special, byte_ids):
+def _byte_only(special, byte_ids):
     """The ids of bytes that are not also a special token's. A tokenizers file may name a special
     token as the character ByteLevel writes a byte as ('Ġ', the space): there the byte is encoded
     as that token's id, which stands for the byte."""
@@ -257,24 +259,24 @@ def byte_only(special, byte_ids):
     return [i for b, i in enumerate(byte_ids) if i is not None and names.get(i) != BYTE_CHARACTERS[b]]
 
 
-def layout_problem(special, byte_ids, merges, pattern):
+def _layout_problem(special, byte_ids, merges, pattern):
     """What is wrong with a byte tokenizer's layout, or None: each id from 0 up used once, by a
     special, a byte or a merge; merges make their ids in increasing order, each of two ids that
     are bytes or made before it; and all its tokens spell at most MOST_BYTES bytes."""
-    if not (isinstance(special, dict) and all(map(is_id, special.values()))):
+    if not (isinstance(special, dict) and all(map(_is_id, special.values()))):
         return 'special must map each name to a whole number >= 0'
     if special_problem(list(special)):
         return special_problem(list(special))
     if not (isinstance(byte_ids, list) and len(byte_ids) == 256
-            and all(i is None or is_id(i) for i in byte_ids)):
+            and all(i is None or _is_id(i) for i in byte_ids)):
         return 'byte_ids must be a list of 256 ids (or null for a byte without one)'
     if pattern is not None and pattern_problem(pattern):
         return pattern_problem(pattern)
-    if not isinstance(merges, list) or not all(common.is_merge(m) for m in merges):
+    if not isinstance(merges, list) or not all(checks.is_merge(m) for m in merges):
         return 'merges must be a list of [[a, b], new_id] with whole numbers'
     size = {i: 1 for i in byte_ids if i is not None}  # id -> how many bytes it spells
     names = {i: name for name, i in special.items()}
-    taken = list(special.values()) + byte_only(special, byte_ids) + [new for _, new in merges if new not in names]
+    taken = list(special.values()) + _byte_only(special, byte_ids) + [new for _, new in merges if new not in names]
     if sorted(taken) != list(range(len(taken))):
         return f'the ids of specials, bytes and merges must be 0 to {len(taken) - 1}, each used once'
     before = -1

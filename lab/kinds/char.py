@@ -5,7 +5,8 @@ tests/test_fast_bpe.py holds them equal) trained and encoding with lab/fast, so 
 keeps up with the other kinds on a book. Decoding and its checks are the lesson's own. Its
 file is the lesson's tokenizer.json, as it is: {"vocab": [...], "merges": [...]}.
 """
-from lab import common, fast
+from lab import fast
+from lab.contract import checks, lessons
 from lab.kinds.texts import merges_to_learn, texts_of
 
 
@@ -17,12 +18,12 @@ class CharBPE:
     special_ids = {}
 
     def __init__(self, vocab, merges):
-        problem = common.vocabulary_problem(vocab, merges)
+        problem = checks.vocabulary_problem(vocab, merges)
         if problem:
             raise ValueError(problem)
         self.vocab, self.merges = vocab, merges
         self.vocab_size = len(vocab)
-        self.lesson = common.lesson_bpe(vocab, merges)
+        self.lesson = lessons.lesson_bpe(vocab, merges)
         self.fast_encode = fast.encoder(self.lesson)
 
     @classmethod
@@ -30,7 +31,7 @@ class CharBPE:
         """count merges, or as many as make vocab_size ids, learned on text (a str, or a list of
         documents, which no merge joins)."""
         texts = texts_of(text)
-        count = merges_to_learn(count, vocab_size, len(common.base_vocabulary(''.join(texts))), 'char')
+        count = merges_to_learn(count, vocab_size, len(lessons.base_vocabulary(''.join(texts))), 'char')
         tok = fast.train(texts, count)
         return cls(tok.vocab, tok.merges)
 
@@ -38,7 +39,7 @@ class CharBPE:
         return self.fast_encode(text)
 
     def decode(self, ids):
-        return self.lesson.decode(common.known_ids(ids, self.vocab_size))
+        return self.lesson.decode(checks.known_ids(ids, self.vocab_size))
 
     def state(self):
         return {'vocab': self.vocab, 'merges': self.merges}

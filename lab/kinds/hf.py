@@ -26,13 +26,14 @@ One thing differs by design. tokenizers turns a special string in the text into 
 the kinds here keep it as text unless asked (allowed=...): the same ids either way on
 text that holds none. Letters and numbers are tokenizers' own (lab/kinds/categories.py).
 """
-from lab import common
+from lab.contract import checks
 from lab.kinds.byte import BYTE_CHARACTERS, BYTE_OF, ByteBPE
 from lab.kinds.char import CharBPE
 from lab.kinds.patterns import PATTERNS, PIECE_PATTERNS, for_tokenizers, pattern_problem
 from lab.kinds.piece import PieceBPE
 from lab.kinds.special import SpecialBPE
 from lab.kinds.word import END, WordBPE
+from lab.plumbing import terminal
 
 NO_MODEL_OPTIONS = {'dropout': None, 'continuing_subword_prefix': None, 'end_of_word_suffix': None,
                     'fuse_unk': False, 'byte_fallback': False, 'ignore_merges': False}
@@ -52,7 +53,7 @@ def to_hf(tok):
                              'a tokenizers file has one id for each')
         ids[piece] = i
     byte_level = tok.kind == 'byte'
-    model = {'type': 'BPE', **NO_MODEL_OPTIONS, 'unk_token': None if byte_level else common.UNKNOWN,
+    model = {'type': 'BPE', **NO_MODEL_OPTIONS, 'unk_token': None if byte_level else checks.UNKNOWN,
              'vocab': ids, 'merges': [[pieces[a], pieces[b]] for (a, b), _ in tok.state()['merges']]}
     return {'version': '1.0', 'truncation': None, 'padding': None,
             'added_tokens': [added_token(name, i) for name, i in tok.special_ids.items()],
@@ -115,7 +116,7 @@ def from_hf(data):
             raise ValueError(f'it has a {step} ({type_of(data[step])}), which no kind here has')
     for option, value in NO_MODEL_OPTIONS.items():
         if model.get(option, value) != value:
-            raise ValueError(f'its model sets {option} to {common.quoted(model[option], 20)}, which no kind here does')
+            raise ValueError(f'its model sets {option} to {terminal.quoted(model[option], 20)}, which no kind here does')
     vocab, merges, special = read_model(model, data.get('added_tokens') or [])
     cut = read_pre_tokenizer(data.get('pre_tokenizer'))
     decoder = 'ByteLevel' if cut[0] == 'byte' else 'Fuse'  # what gives back the text as a kind here does
@@ -126,7 +127,7 @@ def from_hf(data):
         if model.get('unk_token') is not None:
             raise ValueError('a byte-level model here has "unk_token": null')
         return byte_kind(vocab, merges, special, cut[1])
-    if model.get('unk_token') != common.UNKNOWN:
+    if model.get('unk_token') != checks.UNKNOWN:
         raise ValueError('the unknown token must be "\\ufffd", as in the lesson')
     if special:
         if cut[0] != 'char' or sorted(special.values()) != list(range(len(vocab) - len(special), len(vocab))):
@@ -139,7 +140,7 @@ def from_hf(data):
 
 def type_of(step):
     """What a step of the file is, in a few words: its "type", or its value cut short."""
-    return common.clip(str(step.get('type', '?')) if isinstance(step, dict) else repr(step), 16)
+    return terminal.clip(str(step.get('type', '?')) if isinstance(step, dict) else repr(step), 16)
 
 
 def is_byte_level(step):
@@ -157,7 +158,7 @@ def read_model(model, added):
     for token in added:
         if not (isinstance(token, dict) and token.get('special') and isinstance(token.get('content'), str)):
             content = token.get('content') if isinstance(token, dict) else token
-            raise ValueError(f'the added token {common.clip(repr(content), 20)} is not a special one')
+            raise ValueError(f'the added token {terminal.clip(repr(content), 20)} is not a special one')
         # as tokenizers reads it: the id the vocabulary gives the string, else the next free one
         name = token['content']
         if name not in special:
@@ -176,7 +177,7 @@ def read_model(model, added):
         if not (isinstance(pair, list) and len(pair) == 2 and all(isinstance(piece, str) for piece in pair)
                 and all(piece in ids for piece in pair)
                 and pair[0] + pair[1] in ids):
-            raise ValueError(f'merges[{len(merges)}] is {common.quoted(pair, 24)}: not two tokens making a third')
+            raise ValueError(f'merges[{len(merges)}] is {terminal.quoted(pair, 24)}: not two tokens making a third')
         merges.append([[ids[pair[0]], ids[pair[1]]], ids[pair[0] + pair[1]]])
     return vocab, merges, special
 
@@ -230,5 +231,5 @@ def byte_kind(vocab, merges, special, pattern):
         if len(piece) == 1 and piece in BYTE_OF:
             byte_ids[BYTE_OF[piece]] = i
         elif i not in made:
-            raise ValueError(f'vocab holds {common.quoted(piece, 30)}, which is not a byte and no merge makes')
+            raise ValueError(f'vocab holds {terminal.quoted(piece, 30)}, which is not a byte and no merge makes')
     return ByteBPE(merges, special, byte_ids, pattern)

@@ -29,8 +29,8 @@ import functools
 import re
 from collections import Counter
 
-from lab import common
 from lab.kinds.categories import LETTERS, NUMBERS
+from lab.plumbing import terminal
 
 PATTERNS = {
     'gpt2': r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+""",
@@ -48,7 +48,7 @@ WHITESPACE = '\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f
 
 # What a pattern of one's own is tried on before it is taken: letters, digits, spaces, a line
 # end, symbols and Korean, so that one matching the empty string anywhere there is refused.
-TRIED_ON = "It's 2 a.m. 안녕, world!\n\t x+=1"
+_TRIED_ON = "It's 2 a.m. 안녕, world!\n\t x+=1"
 
 
 def pattern_problem(pattern):
@@ -59,13 +59,13 @@ def pattern_problem(pattern):
     if not isinstance(pattern, str) or not pattern:
         return f'a pattern is one of {", ".join(PIECE_PATTERNS)}, or a regular expression'
     if re.fullmatch(r'\w+', pattern):  # a name mistyped, far likelier than a regex of one word
-        return f'no pattern {common.quoted(pattern, 30)}: the patterns are {", ".join(PIECE_PATTERNS)}, or a regular expression'
+        return f'no pattern {terminal.quoted(pattern, 30)}: the patterns are {", ".join(PIECE_PATTERNS)}, or a regular expression'
     try:
         regex = compiled(pattern)
     except (re.error, RecursionError, OverflowError) as e:
-        return f'the pattern {common.quoted(pattern, 30)} is no regular expression ({common.clip(str(e), 40)})'
-    if regex.match('') is not None or any(m.start() == m.end() for m in regex.finditer(TRIED_ON)):
-        return (f'the pattern {common.quoted(pattern, 30)} matches the empty string: a piece needs a '
+        return f'the pattern {terminal.quoted(pattern, 30)} is no regular expression ({terminal.clip(str(e), 40)})'
+    if regex.match('') is not None or any(m.start() == m.end() for m in regex.finditer(_TRIED_ON)):
+        return (f'the pattern {terminal.quoted(pattern, 30)} matches the empty string: a piece needs a '
                 'character at least (+ rather than *)')
     return None
 
@@ -75,7 +75,7 @@ def classes():
     return {'L': LETTERS, 'N': NUMBERS}
 
 
-def spelled(source, letters, numbers):
+def _spelled(source, letters, numbers):
     """source with \\p{L}, \\p{N} and \\s written as what a class holds (letters, numbers,
     WHITESPACE), inside a [class] or as one of their own, and \\S as [^WHITESPACE]."""
     holds = {'\\p{L}': letters, '\\p{N}': numbers, '\\s': WHITESPACE}
@@ -99,8 +99,8 @@ def compiled(pattern):
     """The pattern (a name, or a regular expression), compiled for Python's re."""
     source = PATTERNS.get(pattern, pattern)
     if '\\p{' not in source:
-        return re.compile(spelled(source, '', ''))
-    return re.compile(spelled(source, classes()['L'], classes()['N']))
+        return re.compile(_spelled(source, '', ''))
+    return re.compile(_spelled(source, classes()['L'], classes()['N']))
 
 
 def for_tokenizers(pattern):
@@ -133,7 +133,7 @@ def cut(pattern, text):
 # is cut once. A chunk that starts without whitespace (a text's first) or has only whitespace
 # (its last) is cut on its own; the others, joined, keep every place where they meet.
 CHUNK = re.compile(f'[{WHITESPACE}]*[^{WHITESPACE}]+|[{WHITESPACE}]+')
-SPACE = re.compile(f'[{WHITESPACE}]')
+_SPACE = re.compile(f'[{WHITESPACE}]')
 
 
 def count_pieces(pattern, texts):
@@ -149,7 +149,7 @@ def count_pieces(pattern, texts):
         chunks.update(CHUNK.findall(text))
     by_count, alone = {}, []
     for chunk, n in chunks.items():
-        if SPACE.match(chunk) and not SPACE.match(chunk[-1]):
+        if _SPACE.match(chunk) and not _SPACE.match(chunk[-1]):
             by_count.setdefault(n, []).append(chunk)
         else:
             alone.append(chunk)

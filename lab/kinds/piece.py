@@ -16,7 +16,8 @@ among them is its first occurrence in the text, so ties go as the lesson's rule 
 The ids are the lesson's: 0 unknown, the characters, then one per merge. Its file:
 {"kind": "piece", "vocab": [...], "merges": [...], "pattern": "gpt2"}.
 """
-from lab import common, fast
+from lab import fast
+from lab.contract import checks, lessons
 from lab.kinds.patterns import cut, pattern_problem
 from lab.kinds.texts import merges_to_learn, texts_of
 
@@ -28,12 +29,12 @@ class PieceBPE:
     special_ids = {}
 
     def __init__(self, vocab, merges, pattern='gpt2'):
-        problem = pattern_problem(pattern) or common.vocabulary_problem(vocab, merges)
+        problem = pattern_problem(pattern) or checks.vocabulary_problem(vocab, merges)
         if problem:
             raise ValueError(problem)
         self.vocab, self.merges, self.pattern = vocab, merges, pattern
         self.vocab_size = len(vocab)
-        self.lesson = common.lesson_bpe(vocab, merges)
+        self.lesson = lessons.lesson_bpe(vocab, merges)
         self.encode_piece = fast.encoder(self.lesson)
 
     @classmethod
@@ -43,7 +44,7 @@ class PieceBPE:
         texts = texts_of(text)
         if pattern_problem(pattern):
             raise ValueError(pattern_problem(pattern))
-        base = common.base_vocabulary(''.join(texts))
+        base = lessons.base_vocabulary(''.join(texts))
         count = merges_to_learn(count, vocab_size, len(base), 'piece')
         lines = fast.weighted_lines(piece for doc in texts for piece in cut(pattern, doc))
         return cls(*fast.learn(lines, dict(zip(base, base)), count), pattern)
@@ -53,7 +54,7 @@ class PieceBPE:
         return [i for piece in self.pieces(text) for i in self.encode_piece(piece)]
 
     def decode(self, ids):
-        return self.lesson.decode(common.known_ids(ids, self.vocab_size))
+        return self.lesson.decode(checks.known_ids(ids, self.vocab_size))
 
     def state(self):
         return {'vocab': self.vocab, 'merges': self.merges, 'pattern': self.pattern}

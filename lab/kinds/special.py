@@ -18,8 +18,10 @@ and where it is. The byte kind keeps the same rule (encode_with_specials, below)
 
 Its file: {"kind": "special", "vocab": [...], "merges": [...], "special": ["<pad>", ...]}.
 """
-from lab import common, fast
+from lab import fast
+from lab.contract import checks, lessons
 from lab.kinds.texts import merges_to_learn, texts_of
+from lab.plumbing import terminal
 
 SPECIAL = ['<pad>', '<bos>', '<eos>', '[Q]', '[A]']
 
@@ -32,9 +34,9 @@ def special_problem(names):
     if not (isinstance(names, list) and all(isinstance(s, str) and s for s in names)
             and len(set(names)) == len(names)):
         return 'special must be a list of different, non-empty strings'
-    bad = next((name for name in names if common.SURROGATE.search(name)), None)
+    bad = next((name for name in names if checks.SURROGATE.search(name)), None)
     if bad is not None:
-        return f'the special token {common.quoted(bad, 30)} holds a lone surrogate, which no UTF-8 text has'
+        return f'the special token {terminal.quoted(bad, 30)} holds a lone surrogate, which no UTF-8 text has'
     return None
 
 
@@ -82,13 +84,13 @@ def encode_with_specials(text, special_ids, index, encode_plain, allowed=(), dis
     allowed = set(allowed)
     unknown = [name for name in allowed if name not in special_ids]  # not allowed - keys(): that reads all keys
     if unknown:
-        raise ValueError(f'allowed holds {common.quoted(sorted(unknown)[0], 30)}, '
+        raise ValueError(f'allowed holds {terminal.quoted(sorted(unknown)[0], 30)}, '
                          'which is no special string of this tokenizer')
     if disallowed == 'refuse' and len(allowed) < len(special_ids):
         refused = [(at, name) for at, name in find(text, index) if name not in allowed]
         if refused:
             at, name = refused[0]
-            raise ValueError(f'the text holds the special string {common.quoted(name, 30)} at character '
+            raise ValueError(f'the text holds the special string {terminal.quoted(name, 30)} at character '
                              f'{at:,}; pass it as allowed, or encode it as plain text')
     if not allowed:
         return encode_plain(text)
@@ -105,12 +107,12 @@ class SpecialBPE:
     unknown_id = 0
 
     def __init__(self, vocab, merges, special=SPECIAL):
-        problem = common.vocabulary_problem(vocab, merges) or special_problem(special)
+        problem = checks.vocabulary_problem(vocab, merges) or special_problem(special)
         if problem:
             raise ValueError(problem)
         self.bpe_vocab, self.merges, self.special = vocab, merges, special
         self.vocab = vocab + special  # what each id stands for: the lesson's tokens, then the special ones
-        self.lesson = common.lesson_bpe(vocab, merges)
+        self.lesson = lessons.lesson_bpe(vocab, merges)
         self.fast_encode = fast.encoder(self.lesson)
         self.special_ids = {name: len(vocab) + n for n, name in enumerate(special)}  # after the last BPE id
         self.special_index = index_of(special)
@@ -124,7 +126,7 @@ class SpecialBPE:
         problem = special_problem(special)
         if problem:
             raise ValueError(problem)
-        base = len(common.base_vocabulary(''.join(texts))) + len(special)
+        base = len(lessons.base_vocabulary(''.join(texts))) + len(special)
         tok = fast.train(texts, merges_to_learn(count, vocab_size, base, 'special'))
         return cls(tok.vocab, tok.merges, special)
 
@@ -137,7 +139,7 @@ class SpecialBPE:
 
     def decode(self, ids, skip_special=False):
         """The text of ids: special ids as their strings, or left out with skip_special."""
-        ids = common.known_ids(ids, self.vocab_size)
+        ids = checks.known_ids(ids, self.vocab_size)
         names = {i: name for name, i in self.special_ids.items()}
         return ''.join(('' if skip_special else names[i]) if i in names else self.vocab[i] for i in ids)
 

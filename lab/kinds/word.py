@@ -19,9 +19,11 @@ then one per merge. Its file: {"kind": "word", "vocab": [...], "merges": [...]}.
 import re
 from collections import Counter
 
-from lab import common, fast
+from lab import fast
+from lab.contract import checks, lessons
 from lab.kinds.patterns import WHITESPACE, compiled
 from lab.kinds.texts import merges_to_learn, texts_of
+from lab.plumbing import terminal
 
 END = '</w>'  # shown for the space it stands for
 SPACE = re.compile(f'[{WHITESPACE}]')  # what the word pattern takes for whitespace: a word of its own
@@ -34,7 +36,7 @@ class WordBPE:
     special_ids = {}
 
     def __init__(self, vocab, merges):
-        problem = common.vocabulary_problem(vocab, merges, head=(common.UNKNOWN, END),
+        problem = checks.vocabulary_problem(vocab, merges, head=(checks.UNKNOWN, END),
                                             never_made=lambda piece: None)  # checked below, spoken
         if problem:
             raise ValueError(problem)
@@ -44,12 +46,12 @@ class WordBPE:
             raise ValueError(f'vocab[{at}] is a space, which is {END} (id 1) in a word tokenizer')
         self.vocab, self.merges = vocab, merges
         self.vocab_size = len(vocab)
-        spoken = [common.UNKNOWN, ' '] + base  # END read as the space it is
+        spoken = [checks.UNKNOWN, ' '] + base  # END read as the space it is
         for n, ((a, b), new) in enumerate(merges):
             spoken.append(spoken[a] + spoken[b])
             if not compiled('word').fullmatch(spoken[new]):
-                raise ValueError(f'merges[{n}] makes {common.quoted(spoken[new], 30)}, which is not inside one word')
-        self.spoken = common.lesson_bpe(spoken, merges)  # the same tokenizer, with END written as a space
+                raise ValueError(f'merges[{n}] makes {terminal.quoted(spoken[new], 30)}, which is not inside one word')
+        self.spoken = lessons.lesson_bpe(spoken, merges)  # the same tokenizer, with END written as a space
         self.fast_encode = fast.encoder(self.spoken)
 
     @classmethod
@@ -57,8 +59,8 @@ class WordBPE:
         """Merges learned inside words of text (a str, or a list of documents), count of them or as
         many as make vocab_size ids; ties go to the pair that sorts first."""
         texts = texts_of(text)
-        base = {common.UNKNOWN: common.UNKNOWN, ' ': END}
-        base.update((ch, ch) for ch in common.base_vocabulary(''.join(texts))[1:] if ch != ' ')
+        base = {checks.UNKNOWN: checks.UNKNOWN, ' ': END}
+        base.update((ch, ch) for ch in lessons.base_vocabulary(''.join(texts))[1:] if ch != ' ')
         count = merges_to_learn(count, vocab_size, len(base), 'word')
         words = Counter(word for doc in texts for word in compiled('word').findall(doc))
         vocab, merges = fast.learn(words, base, count, tie='sorted')
@@ -79,7 +81,7 @@ class WordBPE:
 
     def decode(self, ids):
         """The text of ids, END read as the space it stands for (a literal '</w>' stays)."""
-        return ''.join(map(self.spoken.vocab.__getitem__, common.known_ids(ids, self.vocab_size)))
+        return ''.join(map(self.spoken.vocab.__getitem__, checks.known_ids(ids, self.vocab_size)))
 
     def state(self):
         return {'vocab': self.vocab, 'merges': self.merges}

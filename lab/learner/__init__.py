@@ -4,7 +4,8 @@
                part of the lesson, a hint for the usual slips
   keyboard.py  the characters a keyboard or a web page puts into code, and what to type instead
   catalogs.py  the words themselves, one catalog a language (lab/locale/LANG.json)
+  errors.py    an error of tokenizer.py met in a lab, said in a few lines before the tutor's name
 
 It stands below both that use it: the tutor (lab/selfcheck/) and the labs' one-line errors
-(lab/common.py). It imports neither, nor anything of the project but the catalogs' files.
+(lab/plumbing/cli.py). It imports neither, nor anything of the project but the catalogs' files.
 """

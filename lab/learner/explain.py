@@ -5,7 +5,7 @@ part is shorter: what the error means, the line of their own file, which part of
 lesson that line belongs to, and, for the usual slips, a hint (a @classmethod left out,
 chars[c] for a character never seen, an import forgotten, a loop that never ends). The
 tutor's child says it for each rule (lab/selfcheck/runner.py); a lab that meets an error in
-tokenizer.py says it through lab.common. Both call explain(); the lines it returns are
+tokenizer.py says it through lab/learner/errors.py. Both call explain(); the lines it returns are
 [message key, {field: text}], put in words by lab/learner/catalogs.py.
 
 A part is found by the line: parts_by_line() reads where each part of the lesson starts in

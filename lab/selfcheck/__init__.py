@@ -25,7 +25,8 @@ What is where:
   check.py     the verdict: what is typed, the child's answers, one answer a rule
   rules.py     the lesson's rules, one function each, and the reference they compare with
   runner.py    the child process that runs your code, bounded
-  locate.py    where the slip is: your functions beside the lesson's ways of writing them
+  main_block.py  part 6 in the child: python3 tokenizer.py as you run it, its lines kept
+  locate.py    where the slip is (compare.py: your functions beside the lesson's ways)
   labs.py      the lesson's three labs you type, run and held to what the lesson prints
   report.py    the answers in your language, part by part
   lesson/      the lesson's files, as the lesson teaches them: what your files are compared with

@@ -16,8 +16,8 @@ if __package__ != 'lab.selfcheck':  # python3 lab/selfcheck/__main__.py, or pyth
     sys.exit(f'run the tutor from the project folder ({Path(__file__).resolve().parents[2]}) as: '
              'python3 -m lab.selfcheck')
 
-from lab import common
 from lab.learner import catalogs
+from lab.plumbing import cli, terminal
 from lab.selfcheck import check, report, runner
 
 DEFAULT_FILE = Path('tokenizer.py')  # in the folder it runs in, as every lab's files
@@ -106,7 +106,7 @@ def watch(path, words, shown_file):
             try:
                 run_once(path, words, shown_file, height)
             except check.Unreadable as e:  # a file being saved may be empty or missing for a moment
-                print(common.shown(catalogs.render(words, *e.args[0])), flush=True)
+                print(terminal.shown(catalogs.render(words, *e.args[0])), flush=True)
             print(words['watching'], flush=True)
         time.sleep(0.2)  # five times a second: a save feels answered at once, and a stat costs nothing
 
@@ -130,28 +130,28 @@ def main():
     try:
         path, watching, shown_help = arguments(argv, words)
     except ValueError as e:
-        print(f'python3 -m lab.selfcheck: {common.shown(str(e))}', file=sys.stderr)
+        print(f'python3 -m lab.selfcheck: {terminal.shown(str(e))}', file=sys.stderr)
         print(words['usage'], file=sys.stderr)
         sys.exit(2)
     if shown_help:
         print(words['help'])
         return
-    shown_file = common.shown(path.name)
-    signal.signal(signal.SIGTERM, stop(common.Terminated))
+    shown_file = terminal.shown(path.name)
+    signal.signal(signal.SIGTERM, stop(cli.Terminated))
     signal.signal(signal.SIGINT, stop(KeyboardInterrupt))
     try:
         if watching:
             watch(path, words, shown_file)
         status = run_once(path, words, shown_file)
     except check.Unreadable as e:
-        common.fail(catalogs.render(words, *e.args[0]))
-    except common.Terminated:
-        common.fail(words['terminated'], 143)  # 128 + SIGTERM, as every lab ends
+        cli.fail(catalogs.render(words, *e.args[0]))
+    except cli.Terminated:
+        cli.fail(words['terminated'], 143)  # 128 + SIGTERM, as every lab ends
     except KeyboardInterrupt:
-        common.fail(words['interrupted'], 130)
+        cli.fail(words['interrupted'], 130)
     if status:
         sys.exit(status)
 
 
 if __name__ == '__main__':
-    common.run(main)
+    cli.run(main)

@@ -20,8 +20,8 @@ import tempfile
 import warnings
 from pathlib import Path
 
-from lab import common
 from lab.learner import explain
+from lab.plumbing import reading
 from lab.selfcheck import labs, rules, runner
 from lab.selfcheck.rules import PART_OF
 
@@ -67,8 +67,8 @@ def read(path):
     try:
         if os.path.isdir(path):
             raise IsADirectoryError
-        # as common.read_bytes: a pipe with no writer is not waited for
-        data = common.read_typed(path, TYPED_LIMIT + 1)
+        # as reading.read_bytes: a pipe with no writer is not waited for
+        data = reading.read_typed(path, TYPED_LIMIT + 1)
         if data is None:
             raise Unreadable(['file_not_regular', {'file': str(path)}])
     except IsADirectoryError:

@@ -18,8 +18,8 @@ import sys
 import types
 from pathlib import Path
 
-from lab import common
 from lab.learner import explain
+from lab.plumbing import reading
 from lab.selfcheck import locate
 
 NAMES = ['bpe_trace', 'unknown', 'token_count']  # in the order the lesson has you type them
@@ -45,9 +45,9 @@ def find(root):
 
 
 def read(path):
-    """The text of a lab typed at path ('' for what is no file one types: common.read_typed)."""
+    """The text of a lab typed at path ('' for what is no file one types: reading.read_typed)."""
     try:
-        return (common.read_typed(path, MOST) or b'').decode('utf-8-sig', 'replace')
+        return (reading.read_typed(path, MOST) or b'').decode('utf-8-sig', 'replace')
     except OSError:
         return ''
 
@@ -159,7 +159,7 @@ def differs(name, got, want):
     of yours in between is fine); else the lines that say the first of the lesson's missing."""
     at = 0
     for n, line in enumerate(want):
-        while at < len(got) and not got[at].endswith(line):  # as common.has_lines: after a print('.', end='')
+        while at < len(got) and not got[at].endswith(line):  # as measures.has_lines: after a print('.', end='')
             at += 1
         if at == len(got):
             close = difflib.get_close_matches(line, got, 1, 0.0)

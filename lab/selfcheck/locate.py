@@ -14,15 +14,29 @@ the smallest expression, is said too: `pair` here, `new_id` in the lesson.
 """
 import ast
 import contextlib
-import os
 import functools
+import os
 import re
 import sys
 from pathlib import Path
 
 from lab.learner import keyboard
-from lab.selfcheck.compare import (ADDED, CHANGED, MISSING, MOVED, UNITS, Item, code, differences,
-                                    first_line, items, moved, script_units, smallest_difference, units)
+from lab.selfcheck.compare import (
+    ADDED,
+    CHANGED,
+    MISSING,
+    MOVED,
+    UNITS,
+    Item,
+    code,
+    differences,
+    first_line,
+    items,
+    moved,
+    script_units,
+    smallest_difference,
+    units,
+)
 
 REFERENCE = Path(__file__).resolve().parent / 'lesson' / 'tokenizer.py'
 OTHER_WAYS = REFERENCE.with_name('other_ways.py')  # the same functions, written as right in other ways

@@ -6,8 +6,8 @@ when it is not typed yet. Then how many rules hold, and the one thing to do next
 
 The words are the catalogs' (lab/learner/catalogs.py, one JSON file a language in lab/locale/).
 """
-from lab import common
 from lab.learner.catalogs import render
+from lab.plumbing import terminal
 from lab.selfcheck.check import SYNTAX, syntax_part
 from lab.selfcheck.rules import LABS, PART_OF, PARTS
 
@@ -31,9 +31,9 @@ def report(words, answers, shown_file):
             out.append(title)
             out += rule_lines(words, SYNTAX, answers[SYNTAX], shown_file)
         elif states == {'todo'}:
-            out.append(common.fill(title, 'TODO    ', ' ' * 8))
+            out.append(terminal.fill(title, 'TODO    ', ' ' * 8))
         elif states == {'not_checked'} and len({str(answers[name][1]) for name in names}) == 1:
-            out.append(common.fill(title, '--      ', ' ' * 8))  # the part on one line, and why once
+            out.append(terminal.fill(title, '--      ', ' ' * 8))  # the part on one line, and why once
             reason = str(answers[names[0]][1])
             if reason not in reasons:
                 out += said_lines(words, answers[names[0]][1], shown_file)
@@ -105,11 +105,11 @@ def summary(words, answers):
     lines = ['', render(words, 'summary', {'held': str(held), 'typed': str(typed)})]
     if failed:
         rule = words['rule.rule_syntax'] if failed[0] == SYNTAX else words[f'rule.{failed[0]}']
-        return lines + [common.fill(render(words, 'fix_first', {'rule': rule}), '', '  ')], 1
+        return lines + [terminal.fill(render(words, 'fix_first', {'rule': rule}), '', '  ')], 1
     todo = sorted({PART_OF[name] for name in rules if answers[name][0] == 'todo'})
     labs = [LABS[name] for name in rules if name in LABS and answers[name][0] == 'todo']
     if todo == [7] and labs:  # the file is done: the lesson's labs next, by the file to type
-        return lines + [common.fill(render(words, 'next_lab', {'lab': labs[0]}), '', '  ')], EXIT_NOT_TYPED
+        return lines + [terminal.fill(render(words, 'next_lab', {'lab': labs[0]}), '', '  ')], EXIT_NOT_TYPED
     if todo:
         return lines + [render(words, 'next_part', {'n': str(todo[0]), 'title': words[f'part.{todo[0]}']})], \
             EXIT_NOT_TYPED
@@ -119,7 +119,7 @@ def summary(words, answers):
 def rule_lines(words, name, answer, shown_file):
     """The rule's marker and words, then, for FAILED and --, the lines that say why."""
     state, said = answer
-    lines = [common.fill(words[f'rule.{name}'], f'{MARKERS[state]:<8}', ' ' * 8)]
+    lines = [terminal.fill(words[f'rule.{name}'], f'{MARKERS[state]:<8}', ' ' * 8)]
     return lines + (said_lines(words, said, shown_file) if state in ('failed', 'not_checked') else [])
 
 
@@ -129,6 +129,6 @@ def said_lines(words, said, shown_file):
     for key, fields in said or []:
         if 'part' in fields:  # a part by its number and title
             fields = dict(fields, title=words[f'part.{fields["part"]}'])
-        text = common.shown(render(words, key, {'file': shown_file, **fields}))
-        lines.append(common.fill(text, ' ' * 10, ' ' * 12))
+        text = terminal.shown(render(words, key, {'file': shown_file, **fields}))
+        lines.append(terminal.fill(text, ' ' * 10, ' ' * 12))
     return lines

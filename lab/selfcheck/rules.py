@@ -38,7 +38,7 @@ class TooLong(BaseException):
 
 # A reference that does not use the file under test --------------------------------------------
 
-def reference_merge(ids, pair, new_id):
+def _reference_merge(ids, pair, new_id):
     out, i = [], 0
     while i < len(ids):
         if ids[i:i + 2] == list(pair):
@@ -50,7 +50,7 @@ def reference_merge(ids, pair, new_id):
     return out
 
 
-def pair_counts(vocab, ids):
+def _pair_counts(vocab, ids):
     """{pair: (count, first position)} of the pairs the lesson counts, in order of first position."""
     found = {}
     for at, pair in enumerate(zip(ids, ids[1:])):
@@ -60,29 +60,29 @@ def pair_counts(vocab, ids):
     return found
 
 
-def reference_steps(text, count):
+def _reference_steps(text, count):
     """The lesson's training, step by step: (vocab, [(pair, its count, first position, all counts)])."""
     vocab = [UNKNOWN] + sorted(set(text) - {UNKNOWN})
     ids = [vocab.index(ch) for ch in text]
     steps = []
     for _ in range(count):
-        found = pair_counts(vocab, ids)
+        found = _pair_counts(vocab, ids)
         best = max(found, key=lambda p: (found[p][0], -found[p][1]), default=None)
         if best is None or found[best][0] < 2:
             break
         steps.append((best, *found[best], found))
         vocab.append(vocab[best[0]] + vocab[best[1]])
-        ids = reference_merge(ids, best, len(vocab) - 1)
+        ids = _reference_merge(ids, best, len(vocab) - 1)
     return vocab, steps
 
 
 def lesson_lines():
     """What python3 tokenizer.py prints with the lesson's defaults: its two lines."""
-    vocab, steps = reference_steps(lesson_text(), LESSON_MERGES)
+    vocab, steps = _reference_steps(lesson_text(), LESSON_MERGES)
     base = len(vocab) - len(steps)
     prompt = [vocab.index(ch) if ch in vocab[:base] else 0 for ch in 'Q: hi\nA: ']
     for n, (pair, *_) in enumerate(steps):
-        prompt = reference_merge(prompt, pair, base + n)
+        prompt = _reference_merge(prompt, pair, base + n)
     return [f'vocab: {len(vocab)} merges: {len(steps)}', f'roundtrip: OK {prompt}']
 
 
@@ -90,15 +90,15 @@ def lesson_lines():
 
 # what a value your code gave is shown as: its start, not all of it (a decode that gives a list of
 # 300,000 items would be thousands of lines), nested at most three deep
-SHOWN = reprlib.Repr()
-SHOWN.maxlist = SHOWN.maxtuple = SHOWN.maxset = 24
-SHOWN.maxdict, SHOWN.maxlevel = 12, 3
-SHOWN.maxstring = SHOWN.maxother = SHOWN.maxlong = 120
+_SHOWN = reprlib.Repr()
+_SHOWN.maxlist = _SHOWN.maxtuple = _SHOWN.maxset = 24
+_SHOWN.maxdict, _SHOWN.maxlevel = 12, 3
+_SHOWN.maxstring = _SHOWN.maxother = _SHOWN.maxlong = 120
 
 
 def shown(value):
     """repr(value), cut where it grows long: 200 characters at most."""
-    text = SHOWN.repr(value)
+    text = _SHOWN.repr(value)
     return text if len(text) <= 200 else text[:197] + '...'
 
 
@@ -110,7 +110,7 @@ def expect(call, got, want, look, gave='gave'):
                      ['look', {'where': look}]])
 
 
-def returned(call, got, look):
+def _returned(call, got, look):
     """got, unless it is None: then Wrong, since a function that reaches its end without a
     return gives None (a return left out, or indented into the loop)."""
     if got is None:
@@ -123,7 +123,7 @@ def trained(text, count):
     lesson a pair merged is gone from ids, so a second time means ids never took the merge."""
     from tokenizer import BPE
     call = f'BPE.train({text[-20:]!r}, {count})'
-    tok = returned(call, BPE.train(text, count), 'look.train_return')
+    tok = _returned(call, BPE.train(text, count), 'look.train_return')
     try:
         pairs = [tuple(pair) for pair, _ in tok.merges]
     except (AttributeError, TypeError, ValueError):
@@ -139,10 +139,10 @@ def trained(text, count):
     return tok
 
 
-def merged(call, ids, pair, new_id):
+def _merged(call, ids, pair, new_id):
     """merge(ids, pair, new_id), a list or Wrong."""
     from tokenizer import merge
-    return returned(call, merge(ids, pair, new_id), 'look.merge_return')
+    return _returned(call, merge(ids, pair, new_id), 'look.merge_return')
 
 
 # The rules ----------------------------------------------------------------------------------------
@@ -154,13 +154,13 @@ def rule_imports():
 def rule_merge_copies():
     for ids in [[2, 1], [5], [], [3, 4, 1], [2, 2, 1, 1]]:
         call = f'merge({ids}, (1, 2), 9)'
-        expect(call, merged(call, list(ids), (1, 2), 9), ids, 'look.merge_copy')
+        expect(call, _merged(call, list(ids), (1, 2), 9), ids, 'look.merge_copy')
     ids = [1, 2]
-    merged('merge(ids, (1, 2), 9)', ids, (1, 2), 9)
+    _merged('merge(ids, (1, 2), 9)', ids, (1, 2), 9)
     expect('merge(ids, (1, 2), 9)', ids, [1, 2], 'look.merge_new_list', 'gave_ids_after')
 
 
-def expect_merged(call, got, ids, want, look):
+def _expect_merged(call, got, ids, want, look):
     """As expect, but a merge that changed nothing is most often a list compared with a tuple."""
     expect(call, got, want, 'look.merge_list_tuple' if got == ids else look)
 
@@ -169,12 +169,12 @@ def rule_merge_replaces():
     for ids, pair, want in [([1, 2, 3, 1, 2], (1, 2), [9, 3, 9]), ([7, 7, 7], (7, 7), [8, 7]),
                             ([7, 7, 7, 7], (7, 7), [8, 8]), ([7, 7, 7, 7, 7], (7, 7), [8, 8, 7])]:
         call = f'merge({ids}, {pair}, {want[0]})'
-        expect_merged(call, merged(call, list(ids), pair, want[0]), ids, want, 'look.merge_step')
+        _expect_merged(call, _merged(call, list(ids), pair, want[0]), ids, want, 'look.merge_step')
 
 
 def rule_merge_list_pair():
     call = 'merge([1, 2, 3], [1, 2], 9)'
-    expect_merged(call, merged(call, [1, 2, 3], [1, 2], 9), [1, 2, 3], [9, 3], 'look.merge_list_pair')
+    _expect_merged(call, _merged(call, [1, 2, 3], [1, 2], 9), [1, 2, 3], [9, 3], 'look.merge_list_pair')
 
 
 def rule_merge_in_time():
@@ -182,7 +182,7 @@ def rule_merge_in_time():
     # list at each step takes minutes (and the tests, and python3 tokenizer.py on a book, with it)
     ids = [1, 2] * 100_000  # every other id starts the pair: 100,000 merges
     try:
-        merged('merge(ids, (1, 2), 9)', ids, (1, 2), 9)
+        _merged('merge(ids, (1, 2), 9)', ids, (1, 2), 9)
     except TooLong:
         raise Wrong([['merge_too_slow', {'n': f'{len(ids):,}'}],
                      ['look', {'where': 'look.merge_in_time'}]]) from None
@@ -214,15 +214,15 @@ def rule_count():
         expect(f'len(BPE.train(text, {count}).merges)', len(trained(text, count).merges), count, 'look.count')
 
 
-def first_merge(text):
+def _first_merge(text):
     """The pieces of the first pair that BPE.train(text, 1) merges, or None."""
     tok = trained(text, 1)
     return tuple(tok.vocab[i] for i in tok.merges[0][0]) if tok.merges else None
 
 
-def expect_first_merge(cases, look):
+def _expect_first_merge(cases, look):
     for text, want in cases:
-        call, got = f'BPE.train({text[-20:]!r}, 1)', first_merge(text)
+        call, got = f'BPE.train({text[-20:]!r}, 1)', _first_merge(text)
         if got is None:  # not None said as a value: no merge at all
             raise Wrong([['merged_nothing', {'call': call}], ['lesson', {'want': shown(want)}],
                          ['look', {'where': look}]])
@@ -230,15 +230,15 @@ def expect_first_merge(cases, look):
 
 
 def rule_most_frequent():
-    expect_first_merge([('ab cdcdcd', ('c', 'd')), ('xyz xyz abababab', ('a', 'b'))], 'look.most_frequent')
+    _expect_first_merge([('ab cdcdcd', ('c', 'd')), ('xyz xyz abababab', ('a', 'b'))], 'look.most_frequent')
 
 
 def rule_ties():
-    expect_first_merge([('yzab yzab yzab', ('y', 'z')), ('ba ab ba ab ba ab', ('b', 'a'))], 'look.ties')
+    _expect_first_merge([('yzab yzab yzab', ('y', 'z')), ('ba ab ba ab ba ab', ('b', 'a'))], 'look.ties')
 
 
 def rule_newline():
-    expect_first_merge([('x\n' * 20 + 'ab ab ab', ('a', 'b')), ('\nx' * 20 + 'ab ab ab', ('a', 'b'))],
+    _expect_first_merge([('x\n' * 20 + 'ab ab ab', ('a', 'b')), ('\nx' * 20 + 'ab ab ab', ('a', 'b'))],
                        'look.newline')
 
 
@@ -265,7 +265,7 @@ def rule_hash_seed():
 
 def rule_lesson_text():
     tok = trained(lesson_text(), LESSON_MERGES)
-    vocab, steps = reference_steps(lesson_text(), LESSON_MERGES)
+    vocab, steps = _reference_steps(lesson_text(), LESSON_MERGES)
     theirs = [(tok.vocab[a], tok.vocab[b]) for (a, b), _ in tok.merges]
     ours = [(vocab[a], vocab[b]) for (a, b), _, _, _ in steps]
     for n, (want, got) in enumerate(zip(ours, theirs + [None] * len(ours))):  # the first that differs
@@ -288,15 +288,15 @@ def rule_lesson_text():
                      ['look', {'where': 'look.early_stop'}]])
 
 
-def hand_made():
+def _hand_made():
     """l, o, w and two merges, 'l'+'o' then 'lo'+'w': the second needs the first."""
     from tokenizer import BPE
     return BPE([UNKNOWN, 'l', 'o', 'w', 'lo', 'low'], [[[1, 2], 4], [[4, 3], 5]])
 
 
-def encoded(text):
+def _encoded(text):
     call = f'encode({text!r})'
-    ids = returned(call, hand_made().encode(text), 'look.encode_return')
+    ids = _returned(call, _hand_made().encode(text), 'look.encode_return')
     if not isinstance(ids, list):  # a string of the ids, say: what is wrong is what it gives back
         raise Wrong([['gave_not_list', {'call': call, 'type': type(ids).__name__, 'got': shown(ids)}],
                      ['look', {'where': 'look.encode_return'}]])
@@ -304,22 +304,22 @@ def encoded(text):
 
 
 def rule_encode_unknown():
-    expect(*encoded('wCo😀'), [3, 0, 2, 0], 'look.encode_unknown')
+    expect(*_encoded('wCo😀'), [3, 0, 2, 0], 'look.encode_unknown')
 
 
 def rule_encode_order():
     for text, want in [('low', [5]), ('lolow', [4, 5]), ('owl', [2, 3, 1])]:
-        expect(*encoded(text), want, 'look.encode_order')
+        expect(*_encoded(text), want, 'look.encode_order')
 
 
 def rule_decode():
-    expect('decode([5, 3, 0, 4])', hand_made().decode([5, 3, 0, 4]), 'loww\ufffdlo', 'look.decode')
+    expect('decode([5, 3, 0, 4])', _hand_made().decode([5, 3, 0, 4]), 'loww\ufffdlo', 'look.decode')
 
 
 def rule_state():
     from tokenizer import BPE
     tok = trained('the cat sat on the mat\n' * 2, 6)
-    state = returned('tokenizer.state()', tok.state(), 'look.state')
+    state = _returned('tokenizer.state()', tok.state(), 'look.state')
     if not isinstance(state, dict):  # what json.dumps makes an object of, and BPE(**state) takes
         raise Wrong([['gave_not_dict', {'call': 'tokenizer.state()', 'type': type(state).__name__,
                                         'got': shown(state)}], ['look', {'where': 'look.state'}]])

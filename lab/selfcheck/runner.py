@@ -20,25 +20,21 @@ child's that left the group: nothing of it outlives the tutor.
 """
 import atexit
 import contextlib
-import io
 import json
 import os
-import runpy
 import signal
 import subprocess
 import sys
 import threading
 from pathlib import Path
 
-from lab import common
 from lab.learner import catalogs, explain
-from lab.selfcheck import labs, locate, rules
+from lab.selfcheck import labs, locate, main_block, rules
 
 SECONDS = 2  # of CPU time for one rule: the lesson's code needs a few milliseconds on these texts
 WALL = 5  # a rule's limit by the clock, as a multiple of SECONDS: only a backstop, for code that sleeps
 MEMORY = 2 * 2**30  # bytes the child may use; the rules need a few dozen MB
 FILE_SIZE = 2**26  # bytes a file the child writes may have (data/tokenizer.json: a few KB)
-PRINTED = 64 * 1024  # characters of what tokenizer.py prints that are kept to compare
 KEPT = 4096  # bytes of the child's stderr kept, for when it dies without an answer
 ROOT = Path(__file__).resolve().parent.parent.parent
 LIVE = {}  # the process groups of the children running now, and their marks: killed when the tutor exits
@@ -53,6 +49,25 @@ def run(jobs, seed='0', seconds=SECONDS):
     'failed' | 'not_checked', lines or value]; a rule the child never answered (it was killed, or
     ran out of time) is failed with the end of what it wrote to stderr."""
     read_end, write_end = os.pipe()
+    child, mark = start_child(jobs, seed, seconds, write_end)
+    answers, tail = [], []
+    readers = [threading.Thread(target=read_answers, args=(read_end, answers), daemon=True),
+               threading.Thread(target=read_tail, args=(child.stderr, tail), daemon=True)]
+    for reader in readers:
+        reader.start()
+    late = not ended_in_time(child, mark, seconds * sum(len(names) + 3 for _, names in jobs))
+    for reader in readers:
+        reader.join(timeout=1)  # a process that left the group may hold the pipe: do not wait for it
+    if not readers[1].is_alive():  # closing a pipe another thread still reads would wait with it
+        child.stderr.close()
+    last = 'no answer in time' if late else (b''.join(tail).decode('utf-8', 'replace').strip().splitlines()
+                                             or ['?'])[-1]
+    return by_job(jobs, answers, last)
+
+
+def start_child(jobs, seed, seconds, write_end):
+    """(the child that answers for jobs, its mark): started in a session of its own, in the first
+    job's folder, the answer pipe's write end its only file besides stderr."""
     code = (f'import sys; sys.path.insert(1, {str(ROOT)!r}); '
             'from lab.selfcheck.runner import serve; serve()')
     mark = f'{os.getpid()}-{id(jobs)}-{seed}'  # inherited by every process the child starts
@@ -67,26 +82,25 @@ def run(jobs, seed='0', seconds=SECONDS):
     LIVE[child.pid] = mark
     if STOPPING.is_set():  # Ctrl-C or SIGTERM came while it was starting
         kill(child.pid)
-    answers, tail = [], []
-    readers = [threading.Thread(target=read_answers, args=(read_end, answers), daemon=True),
-               threading.Thread(target=read_tail, args=(child.stderr, tail), daemon=True)]
-    for reader in readers:
-        reader.start()
+    return child, mark
+
+
+def ended_in_time(child, mark, seconds):
+    """Whether the child ended within seconds; either way it and whatever it left are killed then."""
     try:
-        child.wait(timeout=seconds * (sum(len(names) + 3 for _, names in jobs)))
-        late = False
+        child.wait(timeout=seconds)
+        return True
     except subprocess.TimeoutExpired:
-        late = True
+        return False
     finally:
         kill(child.pid)
         child.wait()
         kill_strays(mark)
-    for reader in readers:
-        reader.join(timeout=1)  # a process that left the group may hold the pipe: do not wait for it
-    if not readers[1].is_alive():  # closing a pipe another thread still reads would wait with it
-        child.stderr.close()
-    last = 'no answer in time' if late else (b''.join(tail).decode('utf-8', 'replace').strip().splitlines()
-                                             or ['?'])[-1]
+
+
+def by_job(jobs, answers, last):
+    """{rule: answer} for each job from the child's answers [job, rule, answer]; a rule it never
+    answered failed, with last, the last line it wrote to stderr."""
     found = [{} for _ in jobs]
     for n, name, answer in answers:
         if 0 <= n < len(jobs) and name in jobs[n][1]:
@@ -267,10 +281,10 @@ def answer_for(name, folder, source, limit, settled, ran=None):
     try:
         with time_limit(limit), locate.lines_run(ran) if ran is not None else contextlib.nullcontext():
             if name == rules.COMMAND_LINE:
-                return command_line(source), set()
+                return main_block.command_line(source), set()
             if name in rules.LABS:
                 lab = rules.LABS[name]
-                return labs.check(lab, folder, Printed, rules.lesson_text(), rules.LESSON_MERGES), set()
+                return labs.check(lab, folder, main_block.Printed, rules.lesson_text(), rules.LESSON_MERGES), set()
             return ['passed', rules.CHECKS[name]()], set()
     except rules.Wrong as e:
         return ['failed', returned_in_a_loop(e.args[0], rules.PART_OF[name], source)], set()
@@ -320,67 +334,3 @@ def returned_in_a_loop(lines, part, source):
         return lines
     return [['look', {'where': f'look.{function}_return'}] if key == 'look' else [key, fields]
             for key, fields in lines]
-
-
-class Printed(io.StringIO):
-    """What tokenizer.py prints: its first PRINTED characters, and its last PRINTED, where the
-    lesson's two lines are (a million debug prints before them cost nothing)."""
-
-    def __init__(self):
-        super().__init__()
-        self.last = ''
-
-    def write(self, text):
-        room = PRINTED - self.tell()
-        if room > 0:
-            super().write(text[:room])
-        self.last = (self.last + text[max(room, 0):][-PRINTED:])[-PRINTED:]
-        return len(text)
-
-    def getvalue(self):
-        return super().getvalue() + ('\n' + self.last if self.last else '')
-
-
-def command_line(source):
-    """python3 tokenizer.py with the lesson's defaults: its lines among what it prints, in order,
-    and a data/tokenizer.json as the lesson's."""
-    saved = Path('data', 'tokenizer.json')
-    saved.unlink(missing_ok=True)
-    printed = Printed()
-    with contextlib.redirect_stdout(printed), patched_argv(['tokenizer.py']):
-        try:
-            runpy.run_path('tokenizer.py', run_name='__main__')
-        except SystemExit as e:
-            if e.code not in (None, 0):
-                said = e.code if isinstance(e.code, str) else f'exit status {e.code}'
-                return ['failed', [['command_failed', {}], ['command_said', {'said': said[-200:]}]]]
-        except Exception as e:  # your code's error, said as every error is
-            return ['failed', [['command_failed', {}], *explain.explain(e, 'tokenizer.py', source)]]
-    want = rules.lesson_lines()
-    lines = printed.getvalue().splitlines()
-    if not common.has_lines('\n'.join(lines), want):
-        slip = [['hint', {'text': 'hint.main_name'}]] if explain.main_guard_slip(source) else []
-        return ['failed', [['command_printed', {'got': repr([line[:60] for line in lines[:4]])}],
-                           ['lesson', {'want': repr(want)}], *slip,
-                           ['look', {'where': 'look.command_print'}]]]
-    try:  # read as every lab reads a tokenizer: a pipe, a device, a folder or a huge file is none
-        raw = common.read_bytes(saved, '', common.TOKENIZER_LIMIT).decode('utf-8', 'replace')
-    except ValueError:
-        return ['failed', [['no_tokenizer_json', {}], ['look', {'where': 'look.command_save'}]]]
-    try:
-        state = json.loads(raw)
-    except (ValueError, RecursionError):
-        state = None
-    if not isinstance(state, dict) or sorted(state) != ['merges', 'vocab'] or rules.UNKNOWN not in raw:
-        return ['failed', [['tokenizer_json_keys', {}], ['look', {'where': 'look.command_save'}]]]
-    return ['passed', None]
-
-
-@contextlib.contextmanager
-def patched_argv(argv):
-    before = sys.argv
-    sys.argv = argv
-    try:
-        yield
-    finally:
-        sys.argv = before

@@ -1,0 +1,242 @@
+"""A lab as a command: its --help from its docstring, the arguments every lab shares, one-line
+errors in place of tracebacks, Ctrl-C, SIGTERM and a closed pipe handled (run), and notes on
+stderr. An error raised inside tokenizer.py is said as the learner's (lab/learner/errors.py)."""
+import argparse
+import codecs
+import errno
+import functools
+import math
+import os
+import signal
+import sys
+import threading
+from pathlib import Path
+
+from lab.learner import errors
+from lab.plumbing import locations, measures, terminal
+
+
+def say_if_read_otherwise(path):
+    """One line on stderr when read_text did not keep the bytes of the file: '\\r\\n' or a lone '\\r'
+    read as '\\n', a byte order mark left out. What is trained or prepared never sees them, and a
+    byte-level tokenizer spends a token more a line on the file as it is."""
+    with open(path, 'rb') as file:
+        data = file.read()
+    ends = [f'{n:,} {name}' for name, n in
+            [('\\r\\n', data.count(b'\r\n')), ('\\r', data.count(b'\r') - data.count(b'\r\n'))] if n]
+    changed = [f'{", ".join(ends)} read as \\n'] if ends else []
+    if data.startswith(codecs.BOM_UTF8):
+        changed.append('byte order mark left out')
+    if changed:  # 80 columns: the name clipped, lab.prepare: in front
+        _note(f'{terminal.clip(terminal.shown(Path(path).name), 20)}: {", ".join(changed)}')
+
+
+def say_if_not_nfc(text, path):
+    """One line on stderr when text is not in NFC: nothing is normalized silently, and a
+    tokenizer trained on NFD Korean turns the same words typed in NFC into unknowns."""
+    found = measures.not_nfc(text)
+    if found:
+        _note(f'{found[0]:,} characters are not in NFC: python3 -m lab.normalize {path}')
+
+
+def _lab_name():
+    """'lab.NAME' of the lab that python3 -m runs."""
+    spec = getattr(sys.modules['__main__'], '__spec__', None)
+    return spec.name.removesuffix('.__main__') if spec else 'lab'
+
+
+def parser(doc):
+    """An argparse parser with the lab's docstring: its first paragraph on top, its 'Try next'
+    at the end; what it says of a wrong argument is escaped, as every message is."""
+    try_next = doc[doc.find('Try next'):].strip() if 'Try next' in doc else None
+    made = argparse.ArgumentParser(prog=f'python3 -m {_lab_name()}', description=doc.strip().split('\n\n')[0],
+                                   epilog=try_next, formatter_class=argparse.RawDescriptionHelpFormatter)
+    return _escape_errors(made)
+
+
+def _escape_errors(parser):
+    """parser, whose usage errors are its usage, then one line as every lab's mistakes are said
+    ('lab.NAME: --merges: ...'), the arguments escaped ('unrecognized arguments: ...' repeats
+    them as typed, and a file name matched by data/* may hold an escape sequence)."""
+    def error(message):
+        parser.print_usage(sys.stderr)
+        parser.exit(2, f'{_lab_name()}: {terminal.shown(message.removeprefix("argument "))}\n')
+    parser.error = error
+    return parser
+
+
+def add_file(parser, what):
+    """FILE, the text a lab reads: the same name and default in every lab."""
+    parser.add_argument('file', nargs='?', type=Path, default=locations.TRAIN, metavar='FILE',
+                        help=f'{what} (default: %(default)s)')
+
+
+def add_tokenizer(parser, what):
+    """--tokenizer PATH, the saved tokenizer a lab reads: the same in every lab."""
+    parser.add_argument('--tokenizer', type=Path, default=locations.SAVED, metavar='PATH',
+                        help=f'{what} (default: %(default)s)')
+
+
+def add_out(parser, default, what, kind):
+    """--out PATH and --force, the file (or folder) a lab writes: the same in every lab that writes."""
+    parser.add_argument('--out', type=Path, default=default, metavar='PATH',
+                        help=what if default is None else f'{what} (default: %(default)s)')
+    parser.add_argument('--force', action='store_true', help=f'replace PATH even if it is not {kind}')
+
+
+def checked_by(problem_of):
+    """An argparse type that takes a value as typed, unless problem_of(value) says what is wrong."""
+    def check(text):
+        problem = problem_of(text)
+        if problem:
+            raise argparse.ArgumentTypeError(problem)
+        return text
+    return check
+
+
+def whole_number(text):
+    """An argparse type: a whole number >= 0."""
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f'{terminal.quoted(text, 20)} is not a whole number >= 0')
+    return int(text)
+
+
+def positive(text):
+    """An argparse type: a whole number >= 1."""
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f'{terminal.quoted(text, 20)} is not a whole number >= 1')
+    return int(text)
+
+
+def share(text):
+    """An argparse type for --holdout RATE: a number between 0 and 1, both left out. A file
+    name there was meant as FILE: an optional RATE would take it, so the message says so."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 < value < 1:
+        after = ' (FILE goes before --holdout)' if os.path.exists(text) else ''
+        raise argparse.ArgumentTypeError(f'{terminal.quoted(text, 20)} is not a share between 0 and 1, such as 0.1{after}')
+    return value
+
+
+def jobs(text):
+    """An argparse type for --jobs: a whole number from 1 to the number of cores (more
+    processes than cores only wait for one another, and each one costs memory)."""
+    cores = os.cpu_count() or 1
+    if not text.isdigit() or not 1 <= int(text) <= cores:
+        raise argparse.ArgumentTypeError(f'{terminal.quoted(text, 20)} is not a whole number from 1 to {cores}, the cores here')
+    return int(text)
+
+
+def _note(message):
+    """One line on stderr, escaped, that does not stop the lab."""
+    if sys.stderr:
+        terminal.status()
+        print(f'{_lab_name()}: {terminal.shown(str(message))}', file=sys.stderr)
+
+
+def fail(message, code=1):
+    """Exit with one line on stderr, escaped: a file name may hold anything."""
+    sys.exit(say(code, [message]))
+
+
+class Said(ValueError):
+    """A mistake said in several lines (a child's message, passed on as it said it)."""
+
+    def __init__(self, lines):
+        super().__init__('; '.join(lines))
+        self.lines = lines
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where the lab is, so that what it started (processes, files) is put away
+    on the way out, as for Ctrl-C (a KeyboardInterrupt: an except Exception does not catch it)."""
+
+
+def terminated(*_):
+    raise Terminated
+
+
+def run(main):
+    """Run a lab's main as a command: a user's mistake (ValueError) is one line and exit 1,
+    Ctrl-C one line and exit 130, SIGTERM one line and exit 143, a reader that stops early
+    (| head) ends it quietly, and so does a full disk under stdout, in one line. What the
+    terminal cannot show (Korean under LC_ALL=C) is written as escapes."""
+    if sys.stdout is None:  # started with >&-
+        fail('standard output is closed; run it again without >&-')
+    for stream in sys.stdout, sys.stderr:
+        if stream is not None and hasattr(stream, 'reconfigure'):
+            stream.reconfigure(errors='lookalike')
+    before = signal.signal(signal.SIGTERM, terminated)
+    try:
+        main()
+        sys.stdout.flush()  # here, where a closed pipe can still be caught
+    except (Exception, KeyboardInterrupt) as e:
+        ended = ending(e)
+        if ended is None:
+            raise  # a bug in the lab itself: its traceback is what mends it
+        sys.exit(say(*ended))
+    finally:
+        signal.signal(signal.SIGTERM, before)
+
+
+def ending(error):
+    """(exit status, lines to say, whether stdout is gone) for an error that ends a lab as the
+    toolkit ends it: Ctrl-C, SIGTERM, a closed pipe or a full disk under stdout, a bug in the
+    learner's tokenizer.py, a mistake in the user's files or arguments (ValueError), memory run
+    out. None for anything else: a bug in the lab, which a traceback shows."""
+    if isinstance(error, Terminated):
+        return 143, ['terminated'], False  # 128 + SIGTERM
+    if isinstance(error, KeyboardInterrupt):
+        return 130, ['interrupted', *errors.interrupted_in_learners_file(error)], False
+    if isinstance(error, BrokenPipeError):
+        return 141, [], True  # 128 + SIGPIPE, what a shell shows for a program stopped by a closed pipe
+    said = errors.learners_error(error)
+    if said:  # what, where, and the tutor; no traceback
+        return 1, said, False
+    if isinstance(error, OSError) and error.errno in (errno.ENOSPC, errno.EIO):  # stdout: files say theirs
+        return 1, [f'cannot write its output ({error.strerror})'], True
+    if isinstance(error, MemoryError):  # before any file is written: each is saved whole, at the end
+        return 1, ['ran out of memory: give it a smaller part of the text'], False
+    if isinstance(error, Said):
+        return 1, error.lines, False
+    if isinstance(error, ValueError) and str(error).endswith(f': {locations.TUTOR}'):  # tokenizer.py's to mend:
+        return 1, [str(error)[:-len(locations.TUTOR) - 2], errors.SELFCHECK], False  # the tutor on a line of its own
+    return (1, [str(error)], False) if isinstance(error, ValueError) else None
+
+
+def say(code, lines, stdout_gone=False, name=None):
+    """Write lines to stderr, each escaped, after the lab's name; returns code, the exit status.
+    A message of several lines (a learner's error) is wrapped at 80 columns; a one-line message
+    stays one line. When stdout is gone (a closed pipe, a full disk), it is pointed at nothing,
+    so that Python's last flush is quiet."""
+    if stdout_gone:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    if sys.stderr:
+        terminal.status()  # a line of long work is cleared first: the message starts a line of its own
+        name = name or _lab_name()
+        for line in lines:
+            text = terminal.shown(str(line))
+            print(terminal.fill(text, f'{name}: ', '  ') if len(lines) > 1 else f'{name}: {text}', file=sys.stderr)
+    return code
+
+
+def _uncaught(name, kind, error, traceback_):
+    """sys.excepthook while the lab called name runs: what happens before its main does
+    (tokenizer.py, as it is imported, printing into a closed pipe, or raising) ends as anything
+    in main does."""
+    ended = ending(error)
+    if ended is None:
+        sys.__excepthook__(kind, error, traceback_)
+        return
+    code = say(*ended, name=name)
+    sys.stderr.flush()
+    os._exit(code)  # sys.exit cannot be raised from here
+
+
+if _lab_name().startswith('lab.'):  # a lab runs: what tokenizer.py does as it is imported ends as main would
+    sys.excepthook = functools.partial(_uncaught, _lab_name())  # named now: runpy may put back __main__
+    if threading.current_thread() is threading.main_thread():  # SIGTERM too, before run() sets it again
+        signal.signal(signal.SIGTERM, terminated)
