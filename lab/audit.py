@@ -182,7 +182,8 @@ def show(tok, r, max_unk):
 def identity(tok, path):
     """What a release record holds of the tokenizer saved at path: what --manifest compares."""
     end = kinds.document_end(tok)
-    return {'tokenizer_sha256': hashlib.sha256(reading.read_bytes(path, locations.MAKE_TOKENIZER)).hexdigest(),
+    raw = reading.read_bytes(path, locations.MAKE_TOKENIZER)
+    return {'tokenizer_sha256': hashlib.sha256(raw).hexdigest(),
             'kind': tok.kind, 'vocab_size': tok.vocab_size,
             'id_to_token_sha256': kinds.mapping_fingerprint(tok), 'special_ids': tok.special_ids,
             'normalization': NORMALIZATION,

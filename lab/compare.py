@@ -87,7 +87,8 @@ def main():
         where = f'trained and measured on all {len(text):,} characters (--holdout to hold some out)'
     print(terminal.fill(f'{args.merges:,} merges asked of each kind on {name}; {where}') + '\n')
     print(terminal.table(figure_rows(figures), right={1, 2, 3, 4, 5, 7}))
-    specials = kinds.special_strings_line(kinds.SpecialBPE.train(measured, 0), [measured])  # the special kind's
+    # the special strings of the special kind, which keeps them as text as every kind does
+    specials = kinds.special_strings_line(kinds.SpecialBPE.train(measured, 0), [measured])
     if specials:
         print(specials)
     print('\n' + terminal.fill("unknown: tokens for a character the kind never saw; each comes back as "

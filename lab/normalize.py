@@ -78,7 +78,8 @@ def main():
     print(terminal.fill(code_points(decomposed), '  NFD  ', ' ' * 7))
     print(f'  they print the same; equal as strings: {word == decomposed}')
 
-    bad = [n for n, line in enumerate(measures.lines_of(text), 1) if not unicodedata.is_normalized('NFC', line)]
+    lines = measures.lines_of(text)
+    bad = [n for n, line in enumerate(lines, 1) if not unicodedata.is_normalized('NFC', line)]
     if not bad:
         print(f'\n{name}: NFC (unicodedata.is_normalized), {len(measures.lines_of(text))} lines')
         return

@@ -39,7 +39,8 @@ def main():
         raise ValueError(f'the {label} pattern does not cover every character of {args.file}')
     plain = CharBPE.train(text, args.merges)
     name = terminal.shown(args.file.name)
-    print(terminal.clip(f'{args.merges} merges asked on {name}: pre-tokenized ({terminal.shown(args.pattern)}) '
+    pattern = terminal.shown(args.pattern)
+    print(terminal.clip(f'{args.merges} merges asked on {name}: pre-tokenized ({pattern}) '
                       "against the lesson's") + '\n')
     rows = [['', f'{label} pieces', 'the lesson (whole text)']]
     for n in range(min(SHOWN_MERGES, max(len(pre.merges), len(plain.merges)))):

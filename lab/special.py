@@ -99,7 +99,8 @@ def main():
     print(f'  encode(text): {len(plain)} ids, {specials} of them special: its special strings stay text')
     ids = tok.encode(args.text, allowed=args.allow)
     specials = sum(i in tok.special_ids.values() for i in ids)
-    print(f'  allowed {" ".join(map(shown, args.allow)) or "nothing"}: {len(ids)} ids, {specials} of them special')
+    allowed = " ".join(map(shown, args.allow)) or "nothing"
+    print(f'  allowed {allowed}: {len(ids)} ids, {specials} of them special')
     print(wrapped(str(ids)))
     print(wrapped('decoded: ' + shown(repr(tok.decode(ids, skip_special=args.skip_special)))))
     try:

@@ -132,27 +132,23 @@ def measure_theirs(path, merges, part):
 
 
 def measure_course(path, who):
-    """The course's tokenizer trained on the paragraphs of path and every paragraph encoded,
-    here (who='ours') or by the tokenizers library ('theirs'); the peak memory counts the
-    processes that encoded (RUSAGE_CHILDREN: the largest of them) on top of this one."""
+    """The course's tokenizer trained on the paragraphs of path, every one encoded, here (who='ours')
+    or by tokenizers ('theirs'); peak memory: this process's and its largest child's (RUSAGE_CHILDREN)."""
     docs, _ = documents(reading.read_text(path), 'paragraphs')
     if who == 'ours':
-        tok, train_s = seconds(lambda: kinds.KINDS['byte'].train(docs, vocab_size=COURSE_IDS, special=['<eos>'],
-                                                                 rules='tokenizers'))
+        tok, train_s = seconds(functools.partial(kinds.KINDS['byte'].train, docs, vocab_size=COURSE_IDS,
+                                                 special=['<eos>'], rules='tokenizers'))
         _, encode_s = seconds(kinds.encode_documents, tok, docs, 0, 'H')
     else:
-        from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+        from tokenizers import Tokenizer, models, pre_tokenizers, trainers  # (no decoder: nothing is decoded)
         tok = Tokenizer(models.BPE(unk_token=None))
         tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-        tok.decoder = decoders.ByteLevel()
         trainer = trainers.BpeTrainer(vocab_size=COURSE_IDS, special_tokens=['<eos>'], show_progress=False,
                                       initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
         _, train_s = seconds(tok.train_from_iterator, docs, trainer)
         _, encode_s = seconds(tok.encode_batch, docs)
-    peak = peak_mb()
-    if peak is not None:  # ru_maxrss of the children is in KiB on Linux (they are not on macOS)
-        peak += resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 2**10
-    return {'train': train_s, 'encode': encode_s, 'peak': peak}
+    children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 2**10 if resource else 0  # KiB
+    return {'train': train_s, 'encode': encode_s, 'peak': peak_mb() and peak_mb() + children}
 
 
 def measure_lesson(path, merges):
@@ -164,7 +160,8 @@ def measure_lesson(path, merges):
 
 def in_fresh_python(*args):
     """Run this lab with args in a fresh Python: its figures, as a dict."""
-    code, out, err = processes.run_bounded([sys.executable, '-m', 'lab.speed', *map(str, args)], locations.ROOT,
+    argv = [sys.executable, '-m', 'lab.speed', *map(str, args)]
+    code, out, err = processes.run_bounded(argv, locations.ROOT,
                                         CHILD_SECONDS)
     if code:  # the child's own message, said once: each of its lines, a wrapped one joined again
         said = []
@@ -196,11 +193,13 @@ def report_course(results, theirs_version):
     rows = [['file', 'trained by', 'train s', 'encode s', 'peak MB']]
     for name, r in results:
         ours, theirs = r['course'], r.get('course theirs')
-        rows.append([name, 'this project', f"{ours['train']:.2f}", f"{ours['encode']:.2f}", mb(ours['peak'])])
+        figures = [f"{ours['train']:.2f}", f"{ours['encode']:.2f}", mb(ours['peak'])]
+        rows.append([name, 'this project', *figures])
         if theirs:
-            rows.append(['', 'tokenizers', f"{theirs['train']:.2f}", f"{theirs['encode']:.2f}", mb(theirs['peak'])])
-            rows.append(['', 'ours/theirs'] + [f"{ours[k] / max(theirs[k], 1e-9):.2f}" if ours[k] and theirs[k]
-                                               else '-' for k in ('train', 'encode', 'peak')])
+            figures = [f"{theirs['train']:.2f}", f"{theirs['encode']:.2f}", mb(theirs['peak'])]
+            rows.append(['', 'tokenizers', *figures])
+            rows.append(['', 'ours/theirs'] + [f"{ours[k] / theirs[k]:.2f}" if ours[k] and theirs[k] else '-'
+                                               for k in ('train', 'encode', 'peak')])
     print(f"\nthe course's tokenizer: byte-level, tokenizers' rules, <eos>, {COURSE_IDS:,} ids, the")
     print('paragraphs as documents; encoded: every document (encode_batch in tokenizers)\n')
     print(terminal.table(rows, right=range(2, 5)))
@@ -299,7 +298,8 @@ def make_corpus(path, force=False):
         if size >= CORPUS_SIZE:
             break
     saving.save(''.join(parts), path)
-    print(f"wrote {terminal.shown(str(path))}: {size:,} characters, {len(parts)} files of Python's own library")
+    print(f"wrote {terminal.shown(str(path))}: {size:,} characters, {len(parts)} files of Python's "
+          'own library')
 
 
 def arguments():

@@ -201,7 +201,8 @@ class ParallelEncodeTest(unittest.TestCase):
             raise OSError(11, 'stop here')  # enough to know how many were asked for
         large = TEXT * (encoding.PARALLEL_FROM // len(TEXT) + 1)
         with mock.patch.object(encoding, 'ProcessPoolExecutor', pool), \
-                mock.patch('os.cpu_count', return_value=3), mock.patch('os.getloadavg', return_value=(0.2, 0, 0)):
+                mock.patch('os.cpu_count', return_value=3), \
+                mock.patch('os.getloadavg', return_value=(0.2, 0, 0)):
             self.assertEqual(fast.encode(tok, TEXT), tok.encode(TEXT))  # small: no processes
             self.assertEqual(fast.encode(tok, large), tok.encode(large))  # could not start them: here
         self.assertEqual(started, [3])

@@ -135,7 +135,8 @@ class SameAsTokenizersTest(unittest.TestCase):
         text = '\n\n'.join([MIXED, *SAMPLES[1:]])
         docs = documents(text, 'paragraphs')[0]
         theirs = train_theirs(docs, 700)
-        course = array('H', [i for doc in docs for i in theirs.encode(doc).ids + [theirs.token_to_id('<eos>')]])
+        eos = theirs.token_to_id('<eos>')
+        course = array('H', [i for doc in docs for i in theirs.encode(doc).ids + [eos]])
         ours = ByteBPE.train(docs, vocab_size=700, special=['<eos>'], rules='tokenizers')
         with tempfile.TemporaryDirectory() as folder:
             made = prepare.prepare(ours, text, Path(folder), 8, how='paragraphs')
@@ -149,7 +150,8 @@ class SameAsTokenizersTest(unittest.TestCase):
         with tempfile.TemporaryDirectory() as folder:
             made = prepare.prepare(ours, '\n\n'.join(docs), Path(folder), 2, how='paragraphs')
         self.assertEqual(made['special'], {'<eos>': 1})
-        self.assertEqual((made['train'] + made['val']).tolist(), ours.encode(docs[0]) + [0] + ours.encode(docs[1]) + [0])
+        written = (made['train'] + made['val']).tolist()
+        self.assertEqual(written, ours.encode(docs[0]) + [0] + ours.encode(docs[1]) + [0])
         self.assertEqual((made['train'] + made['val']).count(0), 2)  # the two that end the documents
         self.assertIn('kept as text', '\n'.join(prepare.report(ours, made, ([[0]], [[0]], True, Args()))))
 

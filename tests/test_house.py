@@ -6,9 +6,10 @@ tokenizers, the explainer of a learner's error nothing of the tutor, and the tut
 labs stand on the same floor.
 """
 import ast
+import json
 import unittest
 
-from tests.project import ROOT
+from tests.project import ROOT, copy_project, run
 
 # bottom first: a file may import from its own layer and from those before it
 LAYERS = [
@@ -91,6 +92,78 @@ class LayersTest(unittest.TestCase):
         for name, places in LAYERS:
             with self.subTest(name):
                 self.assertTrue(all(f'`{place}`' in said for place in places), places)
+
+
+class AddingTest(unittest.TestCase):
+    """CONTRIBUTING.md's "Adding a ..." sections, each done once as written: the one file added,
+    the one list touched, in a copy of the project, and the addition then run."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.root = copy_project(cls, parts=['tokenizer.py', 'settings.json', 'data', 'lab', 'tests'])
+        done = run(cls.root, 'tokenizer.py')
+        assert done.returncode == 0, done.stderr
+
+    def edit(self, name, old, new):
+        path = self.root / name
+        text = path.read_text(encoding='utf-8')
+        self.assertIn(old, text)
+        path.write_text(text.replace(old, new, 1), encoding='utf-8')
+
+    def test_a_lab(self):
+        check = (self.root / 'lab' / 'check.py').read_text(encoding='utf-8')
+        (self.root / 'lab' / 'hello.py').write_text(  # the file to add: a copy of lab/check.py
+            check.replace('lab.check', 'lab.hello').replace('Check a saved', 'Greet a saved'),
+            encoding='utf-8')
+        self.edit('tests/project.py', "'--tokenizer': ['audit',", "'--tokenizer': ['hello', 'audit',")
+        done = run(self.root, '-m', 'lab.hello')
+        said = 'data/tokenizer.json: sound, a char tokenizer'
+        self.assertEqual((done.returncode, done.stdout.splitlines()[0]), (0, said))
+        done = run(self.root, '-m', 'unittest', 'tests.test_toolkit', '-k', 'test_help_exits_0')
+        self.assertEqual(done.returncode, 0, done.stderr[-2000:])
+        self.assertIn('hello', run(self.root, '-c', 'from tests.project import LABS; print(LABS)').stdout)
+
+    def test_a_kind(self):
+        char = (self.root / 'lab' / 'kinds' / 'char.py').read_text(encoding='utf-8')
+        (self.root / 'lab' / 'kinds' / 'upper.py').write_text(  # the file to add: a copy of char.py
+            char.replace('class CharBPE', 'class UpperBPE').replace("kind = 'char'", "kind = 'upper'"),
+            encoding='utf-8')
+        self.edit('lab/kinds/__init__.py', "'special': SpecialBPE}",  # the list, and the import above it
+                  "'special': SpecialBPE, 'upper': UpperBPE}")
+        self.edit('lab/kinds/__init__.py', 'from lab.kinds.word import WordBPE\n',
+                  'from lab.kinds.upper import UpperBPE\nfrom lab.kinds.word import WordBPE\n')
+        done = run(self.root, '-m', 'lab.compare', 'data/mixed.txt', '--merges', '20')
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertRegex(done.stdout, r'\nupper +20 ')
+        code = ('from lab import kinds; tok = kinds.KINDS["upper"].train("abab ab", 3); '
+                'kinds.save(tok, "u.json"); print(kinds.load("u.json").kind)')
+        self.assertEqual(run(self.root, '-c', code).stdout, 'upper\n')
+
+    def test_a_rule_of_the_tutor(self):
+        rule = ('def rule_throwaway():\n'  # the function to add, before RULES
+                '    call = "merge([4, 4, 4], [4, 4], 7)"\n'
+                '    got = _merged(call, [4, 4, 4], [4, 4], 7)\n'
+                '    _expect_merged(call, got, [4, 4, 4], [7, 4], "look.merge_replace")\n'
+                '\n\n')
+        place = '# (part, what must be typed'
+        self.edit('lab/selfcheck/rules.py', place, rule + place)
+        self.edit('lab/selfcheck/rules.py', '    (1, {\'merge\'}, {0, 1}, rule_merge_in_time),\n',  # the list
+                  '    (1, {\'merge\'}, {0, 1}, rule_merge_in_time),\n'
+                  '    (1, {\'merge\'}, {0, 1}, rule_throwaway),\n')
+        catalog = json.loads((self.root / 'lab' / 'locale' / 'en.json').read_text(encoding='utf-8'))
+        catalog['rule.rule_throwaway'] = 'a throwaway rule: three 4s merge as 7 4'
+        (self.root / 'lab' / 'locale' / 'en.json').write_text(json.dumps(catalog), encoding='utf-8')
+        done = run(self.root, '-m', 'lab.selfcheck', '--lang', 'en')
+        self.assertEqual(done.returncode, 0, done.stdout[-2000:] + done.stderr[-2000:])
+        self.assertRegex(done.stdout, r'OK +a throwaway rule: three 4s merge as 7 4')
+
+    def test_a_language(self):
+        catalog = json.loads((self.root / 'lab' / 'locale' / 'en.json').read_text(encoding='utf-8'))
+        catalog['rule.rule_decode'] = 'decode: ids back to text, in the throwaway language'
+        (self.root / 'lab' / 'locale' / 'xx.json').write_text(json.dumps(catalog), encoding='utf-8')
+        done = run(self.root, '-m', 'lab.selfcheck', '--lang', 'xx')
+        self.assertEqual(done.returncode, 0, done.stdout[-2000:])
+        self.assertIn('decode: ids back to text, in the throwaway language', done.stdout)
 
 
 if __name__ == '__main__':

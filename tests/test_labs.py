@@ -537,7 +537,8 @@ class ReadOtherwiseTest(unittest.TestCase):
         root = copy_project(self, parts=['tokenizer.py', 'settings.json', 'lab'])
         (root / 'crlf.txt').write_bytes(b'\xef\xbb\xbfhello\r\nworld\r\nagain\rx\n')
         (root / 'plain.txt').write_bytes(b'hello\nworld\n')
-        for lab, args in [('fast_bpe', ['--kind', 'byte', '--out', 'b.json']), ('byte_bpe', ['--out', 'c.json'])]:
+        for lab, args in [('fast_bpe', ['--kind', 'byte', '--out', 'b.json']),
+                          ('byte_bpe', ['--out', 'c.json'])]:
             with self.subTest(lab):
                 code, _, err = run_inside(root, lab, 'crlf.txt', *args)
                 self.assertEqual((code, err.count('\n')), (0, 1), err)

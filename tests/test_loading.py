@@ -202,11 +202,14 @@ class CheckLabTest(unittest.TestCase):
     def test_every_value_a_file_gives_is_quoted_clipped_in_the_line_that_refuses_it(self):
         huge = 'x' * 2**20
         merges = [[[1, 2], 3]]
-        bad_files = {'pattern': {'kind': 'piece', 'vocab': ['\ufffd', 'a'], 'merges': [], 'pattern': huge + '('},
+        bad_files = {'pattern': {'kind': 'piece', 'vocab': ['\ufffd', 'a'], 'merges': [],
+                                 'pattern': huge + '('},
                      'special': {'kind': 'special', 'vocab': ['\ufffd', 'a'], 'merges': [],
                                  'special': [huge + '\ud800']},
-                     'word merge': {'kind': 'word', 'vocab': ['\ufffd', '</w>', 'a', ' ', 'a '], 'merges': merges},
-                     'rules': {'kind': 'byte', 'special': {}, 'byte_ids': None, 'merges': [], 'pattern': [huge]}}
+                     'word merge': {'kind': 'word', 'vocab': ['\ufffd', '</w>', 'a', ' ', 'a '],
+                                    'merges': merges},
+                     'rules': {'kind': 'byte', 'special': {}, 'byte_ids': None, 'merges': [],
+                               'pattern': [huge]}}
         for name, data in bad_files.items():
             with self.subTest(name), self.assertRaises(ValueError) as said:
                 kinds.kind_of(data) and kinds.KINDS[data['kind']](**kinds.kind_of(data)[1])

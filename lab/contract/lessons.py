@@ -24,7 +24,8 @@ def lesson_bpe(vocab, merges):
     tok = BPE(vocab, merges)
     for name, kind in [('vocab', list), ('merges', list), ('chars', dict)]:
         if not isinstance(getattr(tok, name, None), kind):
-            raise errors.NotTheLessons(f'BPE in tokenizer.py keeps no self.{name} ({kind.__name__}): {locations.TUTOR}')
+            raise errors.NotTheLessons(f'BPE in tokenizer.py keeps no self.{name} ({kind.__name__}): '
+                                       f'{locations.TUTOR}')
     return tok
 
 
@@ -33,7 +34,8 @@ def encoded(tok, text):
     points to the tutor (an encode without its return gives None)."""
     ids = tok.encode(text)
     if not isinstance(ids, list):
-        raise errors.NotTheLessons(f'encode gave {terminal.clip(repr(ids), 16)}, not a list of ids: {locations.TUTOR}')
+        raise errors.NotTheLessons(f'encode gave {terminal.clip(repr(ids), 16)}, not a list of ids: '
+                                   f'{locations.TUTOR}')
     return ids
 
 
@@ -42,7 +44,8 @@ def state_of(tok):
     state = tok.state()
     if not isinstance(state, dict) or sorted(state) != ['merges', 'vocab']:
         keys = sorted(state) if isinstance(state, dict) else type(state).__name__
-        raise errors.NotTheLessons(f"state() in tokenizer.py gave {keys}, not the keys ['merges', 'vocab']: {locations.TUTOR}")
+        raise errors.NotTheLessons(f"state() in tokenizer.py gave {keys}, not the keys ['merges', 'vocab']: "
+                                   f'{locations.TUTOR}')
     return state
 
 

@@ -83,8 +83,9 @@ def in_processes(start, state, work, blocks, jobs):
 
     A process that dies (the kernel kills one that takes too much memory) ends it at once with
     a ValueError, not a wait for an answer that never comes; Ctrl-C, SIGTERM or any error here
-    kills every process before it goes on, and a process whose parent is killed ends too. The processes ignore Ctrl-C themselves: the terminal
-    sends it to all of them, and this one says it once.
+    kills every process before it goes on, and a process whose parent is killed ends too. The
+    processes ignore Ctrl-C themselves: the terminal sends it to all of them, and this one says
+    it once.
 
     A process forked while another thread holds a lock (of an import, of a stream) waits for it
     for ever, so with other threads running the processes start afresh ('spawn'): a script that

@@ -163,7 +163,8 @@ def said_of_special_strings(found, columns=80):
     """One line for the special strings a lab met in a text and kept as text (special_strings)."""
     listed = ' '.join(f'{terminal.shown(name)}×{n:,}' for name, n in found.most_common(3))
     more = ' ...' if len(found) > 3 else ''
-    return terminal.clip(f'{sum(found.values()):,} spelled in the text ({listed}{more}), kept as text', columns)
+    said = f'{sum(found.values()):,} spelled in the text ({listed}{more}), kept as text'
+    return terminal.clip(said, columns)
 
 
 def special_strings_line(tok, texts):
@@ -237,7 +238,8 @@ def encode_documents(tok, texts, end, typecode='I', jobs=None):
             blocks.append(block)
             block, filled = [], 0
     here = lambda: [_encoded_block(plain(tok), texts, end, typecode)]  # noqa: E731  (no processes: this one)
-    encoded = encoding.in_processes_or_here(_start_worker, [file_state(tok), end, typecode], _encode_in_worker,
+    task = [file_state(tok), end, typecode]
+    encoded = encoding.in_processes_or_here(_start_worker, task, _encode_in_worker,
                                             blocks + [block], jobs, asked, here)
     ids, lengths = array(typecode), array('I')
     for block_ids, block_lengths in encoded:

@@ -101,7 +101,8 @@ class ByteBPE:
         self.special_ids, self.byte_ids, self.merges, self.pattern = special, byte_ids, merges, pattern
         self.special_index = index_of(special)
         names = {i: name for name, i in special.items()}
-        self.vocab_size = len(special) + len(_byte_only(special, byte_ids)) + sum(new not in names for _, new in merges)
+        made = sum(new not in names for _, new in merges)  # a merge into a special's name makes no id
+        self.vocab_size = len(special) + len(_byte_only(special, byte_ids)) + made
         self.bytes_of = [b''] * self.vocab_size
         for name, i in special.items():
             self.bytes_of[i] = name.encode('utf-8')
@@ -196,7 +197,8 @@ class ByteBPE:
         U+0000-U+00FF; None when too few characters are left for its tokens. Its merges are made as
         training makes them (layout_problem), so replaying them gives what merging by rank gives."""
         if self.replay is None:
-            bytes_as = SimpleNamespace(chars={chr(b): i for b, i in enumerate(self.byte_ids) if i is not None},
+            chars = {chr(b): i for b, i in enumerate(self.byte_ids) if i is not None}
+            bytes_as = SimpleNamespace(chars=chars,
                                        vocab=range(self.vocab_size), merges=self.merges_applied, encode=None)
             self.replay = replayer(bytes_as) or False
         return self.replay
@@ -276,7 +278,8 @@ def _layout_problem(special, byte_ids, merges, pattern):
         return 'merges must be a list of [[a, b], new_id] with whole numbers'
     size = {i: 1 for i in byte_ids if i is not None}  # id -> how many bytes it spells
     names = {i: name for name, i in special.items()}
-    taken = list(special.values()) + _byte_only(special, byte_ids) + [new for _, new in merges if new not in names]
+    made = [new for _, new in merges if new not in names]  # a merge into a special's name: its id
+    taken = list(special.values()) + _byte_only(special, byte_ids) + made
     if sorted(taken) != list(range(len(taken))):
         return f'the ids of specials, bytes and merges must be 0 to {len(taken) - 1}, each used once'
     before = -1

@@ -116,7 +116,8 @@ def from_hf(data):
             raise ValueError(f'it has a {step} ({type_of(data[step])}), which no kind here has')
     for option, value in NO_MODEL_OPTIONS.items():
         if model.get(option, value) != value:
-            raise ValueError(f'its model sets {option} to {terminal.quoted(model[option], 20)}, which no kind here does')
+            raise ValueError(f'its model sets {option} to {terminal.quoted(model[option], 20)}, '
+                             'which no kind here does')
     vocab, merges, special = read_model(model, data.get('added_tokens') or [])
     cut = read_pre_tokenizer(data.get('pre_tokenizer'))
     decoder = 'ByteLevel' if cut[0] == 'byte' else 'Fuse'  # what gives back the text as a kind here does
@@ -177,7 +178,8 @@ def read_model(model, added):
         if not (isinstance(pair, list) and len(pair) == 2 and all(isinstance(piece, str) for piece in pair)
                 and all(piece in ids for piece in pair)
                 and pair[0] + pair[1] in ids):
-            raise ValueError(f'merges[{len(merges)}] is {terminal.quoted(pair, 24)}: not two tokens making a third')
+            raise ValueError(f'merges[{len(merges)}] is {terminal.quoted(pair, 24)}: '
+                             'not two tokens making a third')
         merges.append([[ids[pair[0]], ids[pair[1]]], ids[pair[0] + pair[1]]])
     return vocab, merges, special
 
@@ -231,5 +233,6 @@ def byte_kind(vocab, merges, special, pattern):
         if len(piece) == 1 and piece in BYTE_OF:
             byte_ids[BYTE_OF[piece]] = i
         elif i not in made:
-            raise ValueError(f'vocab holds {terminal.quoted(piece, 30)}, which is not a byte and no merge makes')
+            raise ValueError(f'vocab holds {terminal.quoted(piece, 30)}, '
+                             'which is not a byte and no merge makes')
     return ByteBPE(merges, special, byte_ids, pattern)

@@ -59,11 +59,13 @@ def pattern_problem(pattern):
     if not isinstance(pattern, str) or not pattern:
         return f'a pattern is one of {", ".join(PIECE_PATTERNS)}, or a regular expression'
     if re.fullmatch(r'\w+', pattern):  # a name mistyped, far likelier than a regex of one word
-        return f'no pattern {terminal.quoted(pattern, 30)}: the patterns are {", ".join(PIECE_PATTERNS)}, or a regular expression'
+        return (f'no pattern {terminal.quoted(pattern, 30)}: the patterns are {", ".join(PIECE_PATTERNS)}, '
+                'or a regular expression')
     try:
         regex = compiled(pattern)
     except (re.error, RecursionError, OverflowError) as e:
-        return f'the pattern {terminal.quoted(pattern, 30)} is no regular expression ({terminal.clip(str(e), 40)})'
+        return (f'the pattern {terminal.quoted(pattern, 30)} is no regular expression '
+                f'({terminal.clip(str(e), 40)})')
     if regex.match('') is not None or any(m.start() == m.end() for m in regex.finditer(_TRIED_ON)):
         return (f'the pattern {terminal.quoted(pattern, 30)} matches the empty string: a piece needs a '
                 'character at least (+ rather than *)')

@@ -82,7 +82,7 @@ def encode_with_specials(text, special_ids, index, encode_plain, allowed=(), dis
     elif isinstance(allowed, str):  # allowed='<eos>' would be its characters, one by one
         raise ValueError("allowed is a list of special strings, or 'all'")
     allowed = set(allowed)
-    unknown = [name for name in allowed if name not in special_ids]  # not allowed - keys(): that reads all keys
+    unknown = [name for name in allowed if name not in special_ids]  # allowed - keys() would read every key
     if unknown:
         raise ValueError(f'allowed holds {terminal.quoted(sorted(unknown)[0], 30)}, '
                          'which is no special string of this tokenizer')

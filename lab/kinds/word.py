@@ -50,7 +50,8 @@ class WordBPE:
         for n, ((a, b), new) in enumerate(merges):
             spoken.append(spoken[a] + spoken[b])
             if not compiled('word').fullmatch(spoken[new]):
-                raise ValueError(f'merges[{n}] makes {terminal.quoted(spoken[new], 30)}, which is not inside one word')
+                raise ValueError(f'merges[{n}] makes {terminal.quoted(spoken[new], 30)}, '
+                                 'which is not inside one word')
         self.spoken = lessons.lesson_bpe(spoken, merges)  # the same tokenizer, with END written as a space
         self.fast_encode = fast.encoder(self.spoken)
 

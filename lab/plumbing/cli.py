@@ -117,7 +117,8 @@ def share(text):
         value = math.nan
     if not 0 < value < 1:
         after = ' (FILE goes before --holdout)' if os.path.exists(text) else ''
-        raise argparse.ArgumentTypeError(f'{terminal.quoted(text, 20)} is not a share between 0 and 1, such as 0.1{after}')
+        raise argparse.ArgumentTypeError(f'{terminal.quoted(text, 20)} is not a share between 0 and 1, '
+                                         f'such as 0.1{after}')
     return value
 
 
@@ -126,7 +127,8 @@ def jobs(text):
     processes than cores only wait for one another, and each one costs memory)."""
     cores = os.cpu_count() or 1
     if not text.isdigit() or not 1 <= int(text) <= cores:
-        raise argparse.ArgumentTypeError(f'{terminal.quoted(text, 20)} is not a whole number from 1 to {cores}, the cores here')
+        raise argparse.ArgumentTypeError(f'{terminal.quoted(text, 20)} is not a whole number from 1 to '
+                                         f'{cores}, the cores here')
     return int(text)
 
 
@@ -202,8 +204,9 @@ def ending(error):
         return 1, ['ran out of memory: give it a smaller part of the text'], False
     if isinstance(error, Said):
         return 1, error.lines, False
-    if isinstance(error, ValueError) and str(error).endswith(f': {locations.TUTOR}'):  # tokenizer.py's to mend:
-        return 1, [str(error)[:-len(locations.TUTOR) - 2], errors.SELFCHECK], False  # the tutor on a line of its own
+    tutor = locations.TUTOR
+    if isinstance(error, ValueError) and str(error).endswith(f': {tutor}'):  # tokenizer.py's to mend:
+        return 1, [str(error)[:-len(tutor) - 2], errors.SELFCHECK], False  # the tutor on a line of its own
     return (1, [str(error)], False) if isinstance(error, ValueError) else None
 
 
@@ -219,7 +222,8 @@ def say(code, lines, stdout_gone=False, name=None):
         name = name or _lab_name()
         for line in lines:
             text = terminal.shown(str(line))
-            print(terminal.fill(text, f'{name}: ', '  ') if len(lines) > 1 else f'{name}: {text}', file=sys.stderr)
+            said = terminal.fill(text, f'{name}: ', '  ') if len(lines) > 1 else f'{name}: {text}'
+            print(said, file=sys.stderr)
     return code
 
 

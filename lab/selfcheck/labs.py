@@ -159,7 +159,8 @@ def differs(name, got, want):
     of yours in between is fine); else the lines that say the first of the lesson's missing."""
     at = 0
     for n, line in enumerate(want):
-        while at < len(got) and not got[at].endswith(line):  # as measures.has_lines: after a print('.', end='')
+        # as measures.has_lines: after a print('.', end='')
+        while at < len(got) and not got[at].endswith(line):
             at += 1
         if at == len(got):
             close = difflib.get_close_matches(line, got, 1, 0.0)

@@ -284,7 +284,8 @@ def answer_for(name, folder, source, limit, settled, ran=None):
                 return main_block.command_line(source), set()
             if name in rules.LABS:
                 lab = rules.LABS[name]
-                return labs.check(lab, folder, main_block.Printed, rules.lesson_text(), rules.LESSON_MERGES), set()
+                printed = main_block.Printed
+                return labs.check(lab, folder, printed, rules.lesson_text(), rules.LESSON_MERGES), set()
             return ['passed', rules.CHECKS[name]()], set()
     except rules.Wrong as e:
         return ['failed', returned_in_a_loop(e.args[0], rules.PART_OF[name], source)], set()
