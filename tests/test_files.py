@@ -60,6 +60,10 @@ class ReadTest(unittest.TestCase):
             with self.subTest(data=data[:4]), self.assertRaisesRegex(ValueError, 'UTF-16|not UTF-8'):
                 self.read(data)
 
+    def test_a_stray_nul_is_named_with_its_line_not_taken_for_utf16(self):
+        with self.assertRaisesRegex(ValueError, r'a NUL character \(\\x00\) on line 2: remove it'):
+            self.read(b'Q: hi\nA: h\x00i\n')
+
     @unittest.skipUnless(hasattr(os, 'mkfifo'), 'needs named pipes')
     def test_a_pipe_or_a_device_is_refused_not_read_forever(self):
         fifo = self.root / 'fifo'

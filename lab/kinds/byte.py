@@ -131,14 +131,17 @@ class ByteBPE:
         self.vocab = self.bytes_of  # what each id stands for: its bytes (a special token: its name's)
 
     @classmethod
-    def train(cls, text, count=None, special=SPECIAL, pattern=None, *, vocab_size=None, rules='lesson'):
+    def train(cls, text, count=None, special=None, pattern=None, *, vocab_size=None, rules='lesson'):
         """count merges, or as many as make vocab_size ids, learned on the bytes of text (a str, or a
         list of documents), inside its pieces with a pattern; by the lesson's rules or by those of
-        tokenizers (rules='tokenizers', where the pattern is GPT-2's unless given: the module's
-        docstring says how the two differ)."""
+        tokenizers (rules='tokenizers', where, as in its BpeTrainer and ByteLevel, there are no
+        special tokens and the pattern is GPT-2's unless given: the module's docstring says how
+        the two differ). special: the names of the special tokens (the lesson's rules: SPECIAL)."""
         texts = texts_of(text)
         if rules not in RULES:
             raise ValueError(f'rules={terminal.quoted(rules, 20)}: one of {", ".join(RULES)}')
+        if special is None:
+            special = SPECIAL if rules == 'lesson' else []
         pattern = 'gpt2' if pattern is None and rules == 'tokenizers' else pattern
         problem = (pattern is not None and pattern_problem(pattern)) or special_problem(special)
         if problem:

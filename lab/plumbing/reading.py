@@ -96,8 +96,11 @@ def read_text(path, fix=A_TEXT_FILE, limit=None):
         raise ValueError(f'{path} is not UTF-8 (byte 0x{byte:02x}, line {line}): save it as UTF-8') from None
     if not text:  # a byte order mark alone (Notepad's empty "UTF-8 with BOM") is empty too
         raise ValueError(f'{path} is empty: {fix}')
-    if '\x00' in text:  # UTF-16 read as UTF-8 has a NUL beside every Latin letter
+    if '\x00' * 2 in text or text.count('\x00') * 4 > len(text):  # UTF-16 as UTF-8: NUL by each letter
         raise ValueError(f'{path} holds NUL characters, so it looks like UTF-16: save it as UTF-8')
+    if '\x00' in text:  # a stray one: no text file means it, and the labs would show it as \x00
+        line = text.count('\n', 0, text.index('\x00')) + 1
+        raise ValueError(f'{path} holds a NUL character (\\x00) on line {line:,}: remove it')
     return text.replace('\r\n', '\n').replace('\r', '\n')
 
 
