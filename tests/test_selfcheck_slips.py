@@ -13,7 +13,7 @@ import unittest
 
 from lab.learner import catalogs
 from lab.selfcheck import check, locate, report, rules
-from tests.project import LESSON_FILES, copy_project, run_inside, started
+from tests.project import LESSON_FILES, copy_project, run_inside, started, use_lesson_files
 
 LESSON = (LESSON_FILES / 'tokenizer.py').read_text(encoding='utf-8')
 OPERATORS = {'<': ['<=', '>'], '<=': ['<'], '==': ['!='], '+': ['-'], '+=': ['-=']}
@@ -242,7 +242,7 @@ class ScreenTest(unittest.TestCase):
 class LocaleTest(unittest.TestCase):
     def test_euc_kr_keeps_korean_and_shows_a_dash_it_lacks_as_a_hyphen(self):
         root = copy_project(self, parts=['settings.json', 'data/train.txt', 'lab'])
-        (root / 'tokenizer.py').write_text(LESSON, encoding='utf-8')
+        use_lesson_files(root, labs=True)  # every part typed, the labs too, whatever is typed here
         code, out, _ = run_inside(root, 'selfcheck', '--lang', 'ko', encoding='euc-kr')
         self.assertEqual(code, 0)
         self.assertIn('0. import - ', out)  # the lesson's dash, which EUC-KR lacks
