@@ -16,7 +16,7 @@ from unittest import mock
 
 from lab import kinds
 from lab.contract.checks import UNKNOWN
-from lab.kinds import KINDS, ByteBPE, CharBPE, PieceBPE, SpecialBPE, WordBPE, byte
+from lab.kinds import KINDS, ByteBPE, CharBPE, PieceBPE, SpecialBPE, WordBPE, byte, patterns
 from lab.kinds.byte import FIRST_BYTE, FIRST_MERGE
 from lab.kinds.hf import to_hf
 from lab.kinds.patterns import PIECE_PATTERNS, compiled
@@ -118,6 +118,21 @@ class ShapeTest(unittest.TestCase):
                 self.assertEqual(Kind.train(docs[:1], 5).state(), Kind.train(docs[0], 5).state())
         with self.assertRaisesRegex(TypeError, 'a str or a list of str'):
             KINDS['char'].train(b'bytes', 5)
+
+    def test_every_kind_encodes_with_the_one_policy_for_special_strings(self):
+        for name, Kind in KINDS.items():
+            with self.subTest(name):
+                tok = Kind.train(MIXED + '<eos>', 20)
+                plain = tok.encode('x<eos>')
+                self.assertEqual(tok.decode(plain), tok.decode(tok.encode('x<eos>', disallowed='plain')))
+                self.assertNotIn(tok.special_ids.get('<eos>'), plain)  # text, for every kind
+                self.assertEqual(tok.encode('x<eos>', allowed=None), plain)
+                with self.assertRaisesRegex(TypeError, 'encode takes a str, not bytes'):
+                    tok.encode(b'x')
+                if not tok.special_ids:
+                    self.assertEqual(tok.encode('x<eos>', allowed='all'), plain)
+                    with self.assertRaisesRegex(ValueError, 'no special string of this tokenizer'):
+                        tok.encode('x', allowed=['<eos>'])
 
     def test_zero_merges_is_the_base_vocabulary_alone(self):
         for name, Kind in SHAPED.items():
@@ -441,6 +456,18 @@ class PieceTest(unittest.TestCase):
         self.assertEqual(cut('한국어 토큰 12345', 'gpt2'), ['한국어', ' 토큰', ' 12345'])
         self.assertEqual(cut("12345 He'LL", 'gpt4'), ['123', '45', ' He', "'LL"])
         self.assertEqual(cut('a  b', 'space'), ['a', ' ', ' b'])
+
+    def test_a_pattern_of_ones_own_that_would_cut_wrongly_or_without_end_is_refused(self):
+        self.assertIn(r'\S inside [...]', patterns.pattern_problem(r'[\S]+'))
+        self.assertIn('lone surrogate', patterns.pattern_problem('\udcff+'))
+        with mock.patch.object(patterns, '_TRIAL_SECONDS', 0.2):
+            self.assertIn('backtracks without end', patterns.pattern_problem('(a+)+$'))
+        with self.assertRaisesRegex(ValueError, 'matches nothing at character 1'):
+            PieceBPE.train('zzz zz', 3, '(?<=z)')  # a lookaround alone: no character, no piece
+        with mock.patch.object(patterns, 'CUT_EVERY_SECOND', 10**9), \
+                self.assertRaisesRegex(ValueError, 'backtracks without end'):
+            PieceBPE.train('x' * 26 + 'z', 3, '(x+x+)+y')
+        self.assertEqual(PieceBPE.train('ab ab', 1, r'\w+|\s').pieces('ab cd'), ['ab', ' ', 'cd'])
 
     def test_a_pattern_nested_deeply_is_refused_in_one_line(self):
         nested = 'gpt2'

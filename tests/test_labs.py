@@ -450,6 +450,7 @@ class DiesWithParentTest(unittest.TestCase):
         pid = int(lab.stdout.readline())
         lab.kill()  # as the kernel kills a lab that takes too much memory: no clean-up of its own
         lab.wait()
+        lab.stdout.close()
         self.assertEqual(still_alive([pid]), [])
 
 

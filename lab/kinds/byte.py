@@ -162,7 +162,8 @@ class ByteBPE:
         """The ids of text. A special string in it is text, encoded as its bytes, unless named in
         allowed ('all': every one), where it becomes its id; disallowed='refuse' refuses one
         that is not allowed instead (lab/kinds/special.py)."""
-        _refuse_surrogates(text)  # here, where the place is counted from the start of the text
+        if isinstance(text, str):  # (anything else: encode_with_specials says what it takes)
+            _refuse_surrogates(text)  # here, where the place is counted from the start of the text
         return encode_with_specials(text, self.special_ids, self.special_index, self.encode_plain, allowed,
                                     disallowed)
 

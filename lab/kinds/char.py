@@ -7,6 +7,7 @@ file is the lesson's tokenizer.json, as it is: {"vocab": [...], "merges": [...]}
 """
 from lab import fast
 from lab.contract import checks, lessons
+from lab.kinds.special import encode_with_specials
 from lab.kinds.texts import merges_to_learn, texts_of
 
 
@@ -35,7 +36,11 @@ class CharBPE:
         tok = fast.train(texts, count)
         return cls(tok.vocab, tok.merges)
 
-    def encode(self, text):
+    def encode(self, text, allowed=(), disallowed='plain'):
+        """The ids of text. It has no special tokens: allowed may name none (or 'all', none)."""
+        return encode_with_specials(text, {}, {}, self.encode_plain, allowed, disallowed)
+
+    def encode_plain(self, text):
         return self.fast_encode(text)
 
     def decode(self, ids):

@@ -27,6 +27,8 @@ matches the empty string, is refused (pattern_problem).
 """
 import functools
 import re
+import signal
+import threading
 from collections import Counter
 
 from lab.kinds.categories import LETTERS, NUMBERS
@@ -48,7 +50,14 @@ WHITESPACE = '\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f
 
 # What a pattern of one's own is tried on before it is taken: letters, digits, spaces, a line
 # end, symbols and Korean, so that one matching the empty string anywhere there is refused.
-_TRIED_ON = "It's 2 a.m. 안녕, world!\n\t x+=1"
+_TRIED_ON = ("It's 2 a.m. 안녕, world! The quick brown fox jumps over it\n\t x+=1 " + 'a' * 40 + '! '
+             + ' ' * 40 + '1' * 40 + '#')
+# Characters a second that a pattern of one's own cuts at the least, past 2 s a text (GPT-2's pattern
+# cuts some 4,000,000): slower, it backtracks without end on this text, and is stopped.
+CUT_EVERY_SECOND = 100_000
+# Seconds a pattern of one's own may take on _TRIED_ON: nested repeats such as (a+)+ backtrack for
+# ever on a run of letters (Python's re has no time limit), where any sound pattern takes microseconds.
+_TRIAL_SECONDS = 1
 
 
 def pattern_problem(pattern):
@@ -61,15 +70,44 @@ def pattern_problem(pattern):
     if re.fullmatch(r'\w+', pattern):  # a name mistyped, far likelier than a regex of one word
         return (f'no pattern {terminal.quoted(pattern, 30)}: the patterns are {", ".join(PIECE_PATTERNS)}, '
                 'or a regular expression')
+    said = f"the pattern '{terminal.clip(terminal.shown(pattern), 30)}'"  # as typed, clipped
+    if any('\ud800' <= ch <= '\udfff' for ch in pattern):
+        return f'{said} holds a lone surrogate (a byte that is not UTF-8): type it as UTF-8'
     try:
         regex = compiled(pattern)
     except (re.error, RecursionError, OverflowError) as e:
-        return (f'the pattern {terminal.quoted(pattern, 30)} is no regular expression '
-                f'({terminal.clip(str(e), 40)})')
-    if regex.match('') is not None or any(m.start() == m.end() for m in regex.finditer(_TRIED_ON)):
-        return (f'the pattern {terminal.quoted(pattern, 30)} matches the empty string: a piece needs a '
-                'character at least (+ rather than *)')
+        return f'{said} is no regular expression ({terminal.clip(getattr(e, "msg", None) or str(e), 50)})'
+    try:
+        with _time_limit(_TRIAL_SECONDS):
+            empty = regex.match('') is not None or any(m.start() == m.end() for m in regex.finditer(_TRIED_ON))
+    except TimeoutError:
+        return f'{said} backtracks without end on a few lines of text (nested repeats, as (a+)+)'
+    if empty:
+        return f'{said} matches the empty string: a piece needs a character at least (+ rather than *)'
     return None
+
+
+class _time_limit:
+    """TimeoutError in the main thread once seconds have passed (elsewhere no limit: signals are the
+    main thread's). Python's re checks for signals as it matches, so a runaway match is stopped."""
+
+    def __init__(self, seconds):
+        self.seconds = seconds
+        self.armed = threading.current_thread() is threading.main_thread() and hasattr(signal, 'setitimer')
+
+    def __enter__(self):
+        if self.armed:
+            self.before = signal.signal(signal.SIGALRM, self.ring)
+            signal.setitimer(signal.ITIMER_REAL, self.seconds)
+
+    def __exit__(self, *_):
+        if self.armed:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, self.before)
+
+    @staticmethod
+    def ring(*_):
+        raise TimeoutError
 
 
 def classes():
@@ -87,6 +125,8 @@ def _spelled(source, letters, numbers):
         token = source[i:i + size]
         if token in holds:
             out.append(holds[token] if in_class else f'[{holds[token]}]')
+        elif token == '\\S' and in_class:  # no class spells "not whitespace" inside another
+            raise re.error('\\S inside [...]: write (?:\\S|[...]) instead')
         elif token == '\\S':
             out.append(f'[^{WHITESPACE}]')  # the patterns use it outside a class only
         else:
@@ -118,7 +158,16 @@ def cut(pattern, text):
     if pattern in PATTERNS:
         return regex.findall(text)  # each of these leaves nothing between
     pieces, start = [], 0
-    for found in regex.finditer(text):
+    try:
+        with _time_limit(2 + len(text) / CUT_EVERY_SECOND):
+            found_all = list(regex.finditer(text))
+    except TimeoutError:
+        raise ValueError(f"pattern '{terminal.clip(terminal.shown(pattern), 14)}' backtracks without end "
+                         '(repeats in repeats?)') from None
+    for found in found_all:
+        if found.start() == found.end():  # a lookaround alone, say: no piece, and nothing would merge
+            raise ValueError(f"pattern '{terminal.clip(terminal.shown(pattern), 14)}' matches nothing at "
+                             f'character {found.start():,}: a piece needs one')
         if found.start() > start:
             pieces.append(text[start:found.start()])
         pieces.append(found.group())

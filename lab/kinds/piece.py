@@ -19,6 +19,7 @@ The ids are the lesson's: 0 unknown, the characters, then one per merge. Its fil
 from lab import fast
 from lab.contract import checks, lessons
 from lab.kinds.patterns import cut, pattern_problem
+from lab.kinds.special import encode_with_specials
 from lab.kinds.texts import merges_to_learn, texts_of
 
 
@@ -49,7 +50,11 @@ class PieceBPE:
         lines = fast.weighted_lines(piece for doc in texts for piece in cut(pattern, doc))
         return cls(*fast.learn(lines, dict(zip(base, base)), count), pattern)
 
-    def encode(self, text):
+    def encode(self, text, allowed=(), disallowed='plain'):
+        """The ids of text. It has no special tokens: allowed may name none (or 'all', none)."""
+        return encode_with_specials(text, {}, {}, self.encode_plain, allowed, disallowed)
+
+    def encode_plain(self, text):
         """Each piece encoded on its own, so that no token crosses a piece."""
         return [i for piece in self.pieces(text) for i in self.encode_piece(piece)]
 

@@ -75,8 +75,11 @@ def encode_with_specials(text, special_ids, index, encode_plain, allowed=(), dis
     (special_ids, found by their index_of); any other special string in text is encoded by
     encode_plain as the ordinary characters it is made of or, with disallowed='refuse', refused
     (ValueError naming it and where it is)."""
+    if not isinstance(text, str):  # bytes or a list would be cut wrongly, or fail deep inside
+        raise TypeError(f'encode takes a str, not {type(text).__name__}')
     if disallowed not in ('refuse', 'plain'):
         raise ValueError("disallowed must be 'plain' or 'refuse'")
+    allowed = () if allowed is None else allowed
     if allowed == 'all':
         allowed = special_ids
     elif isinstance(allowed, str):  # allowed='<eos>' would be its characters, one by one

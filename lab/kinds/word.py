@@ -22,6 +22,7 @@ from collections import Counter
 from lab import fast
 from lab.contract import checks, lessons
 from lab.kinds.patterns import WHITESPACE, compiled
+from lab.kinds.special import encode_with_specials
 from lab.kinds.texts import merges_to_learn, texts_of
 from lab.plumbing import terminal
 
@@ -67,7 +68,11 @@ class WordBPE:
         vocab, merges = fast.learn(words, base, count, tie='sorted')
         return cls(vocab, merges)
 
-    def encode(self, text):
+    def encode(self, text, allowed=(), disallowed='plain'):
+        """The ids of text. It has no special tokens: allowed may name none (or 'all', none)."""
+        return encode_with_specials(text, {}, {}, self.encode_plain, allowed, disallowed)
+
+    def encode_plain(self, text):
         # no merge joins two words (each is inside one, above), so the text can be merged whole;
         # but for one place: an unknown whitespace character, a word of its own, is id 0, and a
         # merge made on the unknown id ('\ufffd</w>', say) would join it to the space after it.

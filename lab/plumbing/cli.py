@@ -60,7 +60,8 @@ def _escape_errors(parser):
     them as typed, and a file name matched by data/* may hold an escape sequence)."""
     def error(message):
         parser.print_usage(sys.stderr)
-        parser.exit(2, f'{_lab_name()}: {terminal.shown(message.removeprefix("argument "))}\n')
+        said = f'{_lab_name()}: {terminal.shown(message.removeprefix("argument "))}'
+        parser.exit(2, terminal.fill(said, '', '  ') + '\n')  # 80 columns, a line of its own
     parser.error = error
     return parser
 
