@@ -163,11 +163,13 @@ def main():
     if args.kind != 'char':
         print(terminal.clip(', '.join(describe(tok)), 80))  # special names may be long
     print('vocab:', tok.vocab_size, 'merges:', merges)
+    # the lesson's rules stop below two occurrences, tokenizers' when no pair is left at all
+    left = 'no pair is left' if args.rules == 'tokenizers' else 'no pair occurs twice'
     if merges < count and args.vocab_size is not None:
-        print(terminal.fill(f'(asked for {args.vocab_size:,} ids; no pair occurs twice after {merges:,} '
-                          f'merges, so this text gives {tok.vocab_size:,})', '', ' '))
+        print(terminal.fill(f'(asked for {args.vocab_size:,} ids; {left} after {merges:,} '
+                            f'merges, so this text gives {tok.vocab_size:,})', '', ' '))
     elif merges < count:
-        print(f'(asked for {count} merges; no pair occurs twice after {merges})')
+        print(f'(asked for {count} merges; {left} after {merges})')
     encode = kinds.plain(tok) if args.kind != 'char' else lambda t: fast.encode(tok.lesson, t)
     print('roundtrip:', 'OK' if tok.decode(encode(text)) == text else 'FAILED', encode('Q: hi\nA: '))
     if kinds.special_strings_line(tok, texts):

@@ -55,9 +55,11 @@ def with_specials(tok, path):
     raise ValueError(f'{path} is a {tok.kind} tokenizer: no special tokens to show')
 
 
-def wrapped(text):
-    """text broken into lines of at most 80 columns (Hangul is two wide), indented by two spaces."""
-    return terminal.fill(text, '  ', '  ')
+def wrapped(text, most=4):
+    """text broken into lines of at most 80 columns (Hangul is two wide), indented by two spaces;
+    at most most lines of it, the last cut short (a TEXT may be a book)."""
+    lines = terminal.fill(terminal.clip(text, most * 76), '  ', '  ').split('\n')
+    return '\n'.join(lines[:most])
 
 
 def as_parts(tok, ids):
@@ -96,11 +98,11 @@ def main():
     print(terminal.clip(f'text: {shown(repr(args.text))}'))
     plain = tok.encode(args.text)
     specials = sum(i in tok.special_ids.values() for i in plain)
-    print(f'  encode(text): {len(plain)} ids, {specials} of them special: its special strings stay text')
+    print(f'  encode(text): {len(plain):,} ids, {specials:,} of them special: its special strings stay text')
     ids = tok.encode(args.text, allowed=args.allow)
     specials = sum(i in tok.special_ids.values() for i in ids)
     allowed = " ".join(map(shown, args.allow)) or "nothing"
-    print(f'  allowed {allowed}: {len(ids)} ids, {specials} of them special')
+    print(terminal.clip(f'  allowed {allowed}: {len(ids):,} ids, {specials:,} of them special'))
     print(wrapped(str(ids)))
     print(wrapped('decoded: ' + shown(repr(tok.decode(ids, skip_special=args.skip_special)))))
     try:

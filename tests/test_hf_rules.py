@@ -75,7 +75,8 @@ class RulesTest(unittest.TestCase):
     def test_no_special_token_unless_named_as_in_bpetrainer(self):
         tok = ByteBPE.train(MIXED, vocab_size=300, rules='tokenizers')
         self.assertEqual((tok.special_ids, tok.byte_ids[ord('!')]), ({}, 0))
-        self.assertEqual(ByteBPE.train(MIXED, 0).special_ids, {'<pad>': 0, '<unk>': 1, '<bos>': 2, '<eos>': 3})
+        lesson = ByteBPE.train(MIXED, 0)  # the lesson's rules: the contract's four
+        self.assertEqual(lesson.special_ids, {'<pad>': 0, '<unk>': 1, '<bos>': 2, '<eos>': 3})
 
     def test_a_newline_merges_and_a_pair_seen_once_is_merged(self):
         tok = ByteBPE.train(['x\n\n\n\n'], vocab_size=1 + 256 + 5, special=['<eos>'], rules='tokenizers')

@@ -246,8 +246,8 @@ def _train_as_tokenizers(cls, texts, count, special, pattern):
     vocab, merges = fast.learn(words, dict(zip(alphabet, alphabet)), count, tie='ids', least=1)
     clash = next((name for name in special if name in vocab), None)
     if clash is not None:  # tokenizers would give that merge the special token's id
-        raise ValueError(f'a merge makes {terminal.quoted(clash, 30)}, the name of a special token: '
-                         'give the special token another name, or cut the text with a pattern')
+        raise ValueError(f'a merge makes {terminal.quoted(clash, 30)}, the name of a special token '
+                         '(tokenizers would give the merge its id): give the special token another name')
     first = len(special)
     byte_ids = [first + alphabet.index(ch) for ch in BYTE_CHARACTERS]
     return cls([[[first + a, first + b], first + new] for (a, b), new in merges], special, byte_ids, pattern)

@@ -79,10 +79,10 @@ def pattern_problem(pattern):
         return f'{said} is no regular expression ({terminal.clip(getattr(e, "msg", None) or str(e), 50)})'
     try:
         with _time_limit(_TRIAL_SECONDS):
-            empty = regex.match('') is not None or any(m.start() == m.end() for m in regex.finditer(_TRIED_ON))
+            found = [regex.match('')] + [m for m in regex.finditer(_TRIED_ON) if m.start() == m.end()]
     except TimeoutError:
         return f'{said} backtracks without end on a few lines of text (nested repeats, as (a+)+)'
-    if empty:
+    if any(found):
         return f'{said} matches the empty string: a piece needs a character at least (+ rather than *)'
     return None
 
