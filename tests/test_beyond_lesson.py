@@ -296,6 +296,7 @@ class SaveTest(unittest.TestCase):
         process = subprocess.Popen([sys.executable, 'tokenizer.py'], cwd=root, text=True,
                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                    env={**os.environ, 'PYTHONUNBUFFERED': '1'})
+        self.addCleanup(lambda: process.poll() is None and process.kill())  # not left training for minutes
         self.assertIn('s to train', process.stdout.readline())  # said as it begins to train
         process.send_signal(signal.SIGINT)
         out, err = process.communicate(timeout=60)
