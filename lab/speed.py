@@ -90,7 +90,7 @@ def part_of(text, part):
 def measure_ours(path, merges, part, jobs):
     text = part_of(reading.read_text(path), part)
     tok, train_s = seconds(fast.train, text, merges)
-    ids, encode_s = seconds(fast.encode, tok, text)
+    ids, encode_s = seconds(fast.encode, tok, text, 1)  # one process: --jobs below
     peak = peak_mb()  # before the parallel run, whose processes are not counted here
     if tok.decode(ids) != text:
         raise ValueError(f'{path}: the text does not come back from decode(encode(text))')
