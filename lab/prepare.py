@@ -210,8 +210,10 @@ def prepare(tok, text, out, block_size, jobs=None, name='the text', how=None):
 
 
 def shown_ids(tok, ids):
-    """Ids as the text they stand for, special tokens by name, cut to fit a line."""
-    return terminal.clip(terminal.shown(repr(''.join(kinds.token_text(tok, i) for i in ids))), 68)
+    """Ids as the text they stand for, special tokens by name, cut to fit a line: a character the
+    window cuts in two as its bytes (\\xec), escaped once, not again by repr()."""
+    text = b''.join(tok.token_bytes(i) for i in ids).decode('utf-8', 'backslashreplace')
+    return terminal.clip("'" + terminal.shown(text) + "'", 68)
 
 
 def report(tok, made, batch):
