@@ -33,10 +33,23 @@ def load_tests(loader, standard_tests, pattern):
                    key=lambda path: -path.stat().st_size)
     names = [f'{__package__}.{path.stem}' for path in names]
     if os.environ.get('XSLM_TESTS_IN_ONE') or (os.cpu_count() or 1) < 2 or not hasattr(os, 'fork'):
-        standard_tests.addTests(loader.loadTestsFromName(name) for name in names)
+        standard_tests.addTests(loaded(loader, name) for name in names)
         return standard_tests
     standard_tests.addTest(InTwo(loader, names))
     return standard_tests
+
+
+def loaded(loader, name):
+    """The tests of module name, as discovery loads them: a module that raises SkipTest as it is
+    imported (tests/gate.py, when tokenizer.py is not typed yet) is one skipped test, and one that
+    cannot be imported is one error, the rest of the suite run all the same."""
+    try:
+        module = importlib.import_module(name)
+    except unittest.SkipTest as e:
+        return unittest.loader._make_skipped_test(name, e, loader.suiteClass)
+    except Exception:
+        return unittest.loader._make_failed_import_test(name, loader.suiteClass)[0]
+    return loader.loadTestsFromModule(module)
 
 
 class Remote(Exception):
@@ -133,19 +146,7 @@ class InTwo(unittest.TestSuite):
             item = os.read(self.queue, QUEUE_ITEM)
             if len(item) < QUEUE_ITEM:
                 return
-            yield self.loaded(self.names[int.from_bytes(item, 'big')])
-
-    def loaded(self, name):
-        """The tests of module name, as discovery loads them: a module that raises SkipTest as it
-        is imported (tests/gate.py, when tokenizer.py is not typed yet) is one skipped test, and one
-        that cannot be imported is one error, the rest of the suite run all the same."""
-        try:
-            module = importlib.import_module(name)
-        except unittest.SkipTest as e:
-            return unittest.loader._make_skipped_test(name, e, self.loader.suiteClass)
-        except Exception:
-            return unittest.loader._make_failed_import_test(name, self.loader.suiteClass)[0]
-        return self.loader.loadTestsFromModule(module)
+            yield loaded(self.loader, self.names[int.from_bytes(item, 'big')])
 
     def run_in_fork(self):
         """The fork's whole life: its share of the modules, written down, then its end."""
