@@ -16,13 +16,13 @@ import hashlib
 import importlib
 import json
 import os
-import signal
 import sys
 import threading
 import time
 import unittest
 from pathlib import Path
 
+from lab.plumbing import processes
 from lab.selfcheck import check, rules
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -150,7 +150,7 @@ def timed(function):
         skip_if_out_of_time()
         CALLING.depth, started, cpu = 1, time.monotonic(), time.thread_time()
         try:
-            with deadline(BUDGET - SPENT):
+            with processes.clock_limit(BUDGET - SPENT, OutOfTime):
                 return function(*args, **kwargs)
         except OutOfTime:
             SPENT = BUDGET + 1
@@ -159,29 +159,6 @@ def timed(function):
             CALLING.depth = 0
             SPENT += max(time.thread_time() - cpu, (time.monotonic() - started) / 5)
     return call
-
-
-class deadline:
-    """OutOfTime in the main thread once seconds have passed (elsewhere, as Python's signals are
-    the main thread's, the call is counted but not stopped)."""
-
-    def __init__(self, seconds):
-        self.seconds = max(seconds, 0.01)
-        self.armed = threading.current_thread() is threading.main_thread() and hasattr(signal, 'setitimer')
-
-    def __enter__(self):
-        if self.armed:
-            self.before = signal.signal(signal.SIGALRM, self.ring)
-            signal.setitimer(signal.ITIMER_REAL, self.seconds)
-
-    def __exit__(self, *_):
-        if self.armed:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, self.before)
-
-    @staticmethod
-    def ring(*_):
-        raise OutOfTime
 
 
 def skip_if_out_of_time():

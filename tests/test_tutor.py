@@ -5,6 +5,7 @@ With a file that does not, this is the one test that fails, with the tutor's fir
 (tests/gate.py), so that the suite says it once, in seconds."""
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -73,7 +74,7 @@ class TutorFirstTest(unittest.TestCase):
         # last of the suite's modules: what the tests ran of tokenizer.py is counted by now
         self.assertLessEqual(gate.SPENT, gate.BUDGET, gate.SLOW)
 
-    @unittest.skipUnless(hasattr(gate.signal, 'setitimer'), 'stops a call with SIGALRM')
+    @unittest.skipUnless(hasattr(signal, 'setitimer'), 'stops a call with SIGALRM')
     def test_a_call_past_the_budget_is_stopped_and_what_follows_skipped_at_once(self):
         with mock.patch.object(gate, 'BUDGET', 0.2), mock.patch.object(gate, 'SPENT', 0.0):
             started = time.monotonic()

@@ -27,12 +27,10 @@ matches the empty string, is refused (pattern_problem).
 """
 import functools
 import re
-import signal
-import threading
 from collections import Counter
 
 from lab.kinds.categories import LETTERS, NUMBERS
-from lab.plumbing import terminal
+from lab.plumbing import processes, terminal
 
 PATTERNS = {
     'gpt2': r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+""",
@@ -78,36 +76,13 @@ def pattern_problem(pattern):
     except (re.error, RecursionError, OverflowError) as e:
         return f'{said} is no regular expression ({terminal.clip(getattr(e, "msg", None) or str(e), 50)})'
     try:
-        with _time_limit(_TRIAL_SECONDS):
+        with processes.clock_limit(_TRIAL_SECONDS):
             found = [regex.match('')] + [m for m in regex.finditer(_TRIED_ON) if m.start() == m.end()]
     except TimeoutError:
         return f'{said} backtracks without end on a few lines of text (nested repeats, as (a+)+)'
     if any(found):
         return f'{said} matches the empty string: a piece needs a character at least (+ rather than *)'
     return None
-
-
-class _time_limit:
-    """TimeoutError in the main thread once seconds have passed (elsewhere no limit: signals are the
-    main thread's). Python's re checks for signals as it matches, so a runaway match is stopped."""
-
-    def __init__(self, seconds):
-        self.seconds = seconds
-        self.armed = threading.current_thread() is threading.main_thread() and hasattr(signal, 'setitimer')
-
-    def __enter__(self):
-        if self.armed:
-            self.before = signal.signal(signal.SIGALRM, self.ring)
-            signal.setitimer(signal.ITIMER_REAL, self.seconds)
-
-    def __exit__(self, *_):
-        if self.armed:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, self.before)
-
-    @staticmethod
-    def ring(*_):
-        raise TimeoutError
 
 
 def classes():
@@ -159,7 +134,7 @@ def cut(pattern, text):
         return regex.findall(text)  # each of these leaves nothing between
     pieces, start = [], 0
     try:
-        with _time_limit(2 + len(text) / CUT_EVERY_SECOND):
+        with processes.clock_limit(2 + len(text) / CUT_EVERY_SECOND):
             found_all = list(regex.finditer(text))
     except TimeoutError:
         raise ValueError(f"pattern '{terminal.clip(terminal.shown(pattern), 14)}' backtracks without end "

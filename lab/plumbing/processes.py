@@ -1,8 +1,31 @@
-"""Child processes that run code nobody reviewed: bounded in time and output, and never left
-running after the process that started them."""
+"""Time bounds: child processes that run code nobody reviewed, bounded in time and output and
+never left running after the process that started them; and a block of this process's own
+code, bounded by the clock (clock_limit)."""
+import contextlib
 import os
 import signal
 import sys
+import threading
+
+
+@contextlib.contextmanager
+def clock_limit(seconds, error=TimeoutError):
+    """error raised in the block once seconds have passed by the clock, in the main thread (in
+    another, no limit: Python runs signal handlers in the main thread only). Python's re checks
+    for signals as it matches, so a match that backtracks without end is stopped too."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, 'setitimer'):
+        yield
+        return
+
+    def ring(*_):
+        raise error
+    before = signal.signal(signal.SIGALRM, ring)
+    signal.setitimer(signal.ITIMER_REAL, max(seconds, 0.01))  # 0 would set no timer at all
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, before)
 
 
 def run_bounded(argv, cwd, seconds, kept=65536):
