@@ -62,8 +62,9 @@ def main():
     chars = len(char_tok.encode(text))
     print(terminal.fill(f'round trip of {name}: OK, {len(ids):,} tokens '
                       f'(character-level, {len(char_tok.merges)} merges: {chars:,})', '', '  '))
-    if kinds.special_strings_line(tok, [text]):
-        print(kinds.special_strings_line(tok, [text]))
+    specials = kinds.special_strings_line(tok, [text])  # one line, or None
+    if specials:
+        print(specials)
     print(f'saved {terminal.shown(str(args.out))} and loaded it back\n')
     rows = sample_rows(tok, char_tok)
     print(terminal.table(rows, right={1, 3}))

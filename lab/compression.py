@@ -91,8 +91,9 @@ def report(tok, named_texts, slices=True):
         while terminal.width(row[0]) > most:  # cut by the columns shown: Hangul takes two
             row[0] = row[0][:-2] + '~'
     print(terminal.table(rows, right=range(1, len(HEADER))))
-    if kinds.special_strings_line(tok, [text for _, text in named_texts]):
-        print(kinds.special_strings_line(tok, [text for _, text in named_texts]))
+    specials = kinds.special_strings_line(tok, [text for _, text in named_texts])  # one line, or None
+    if specials:
+        print(specials)
     unknown = ('the unknown id' if tok.unknown_id is not None else
                'no id: a byte tokenizer leaves out a byte it has no id for')
     print('\n' + terminal.fill('chars, tokens: of the lines, newlines not counted; ch/tok, B/tok: characters '

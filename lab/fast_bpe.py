@@ -172,8 +172,9 @@ def main():
         print(f'(asked for {count} merges; {left} after {merges})')
     encode = kinds.plain(tok) if args.kind != 'char' else lambda t: fast.encode(tok.lesson, t)
     print('roundtrip:', 'OK' if tok.decode(encode(text)) == text else 'FAILED', encode('Q: hi\nA: '))
-    if kinds.special_strings_line(tok, texts):
-        print(kinds.special_strings_line(tok, texts))
+    specials = kinds.special_strings_line(tok, texts)  # one line, or None
+    if specials:
+        print(specials)
     print(f'saved {terminal.shown(str(args.out))}')
 
 

@@ -82,8 +82,9 @@ def main():
     for line in render(tok, ids, terminal.use_colour(), columns):
         print(line)
     print(f'{len(args.text)} characters, {len(ids)} tokens')
-    if kinds.special_strings_line(tok, [args.text]):
-        print(kinds.special_strings_line(tok, [args.text]))
+    specials = kinds.special_strings_line(tok, [args.text])  # one line, or None
+    if specials:
+        print(specials)
 
 
 if __name__ == '__main__':

@@ -148,7 +148,8 @@ def measure_course(path, who):
         _, train_s = seconds(tok.train_from_iterator, docs, trainer)
         _, encode_s = seconds(tok.encode_batch, docs)
     children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 2**10 if resource else 0  # KiB
-    return {'train': train_s, 'encode': encode_s, 'peak': peak_mb() and peak_mb() + children}
+    peak = peak_mb()
+    return {'train': train_s, 'encode': encode_s, 'peak': peak and peak + children}
 
 
 def measure_lesson(path, merges):

@@ -1,8 +1,6 @@
 """The lesson's BPE, the class the learner typed, as the labs and the engine use it: rebuilt from
 a vocabulary and merges (lesson_bpe), its base vocabulary, its encode and state checked, and
 what it does not know in a text counted."""
-import hashlib
-import json
 from collections import Counter
 
 from lab.contract import checks
@@ -47,12 +45,6 @@ def state_of(tok):
         raise errors.NotTheLessons(f"state() in tokenizer.py gave {keys}, not the keys ['merges', 'vocab']: "
                                    f'{locations.TUTOR}')
     return state
-
-
-def fingerprint(tok):
-    """sha256 of the canonical JSON of the state: the same for the same tokenizer, however saved."""
-    canonical = json.dumps(state_of(tok), ensure_ascii=False, separators=(',', ':'))
-    return hashlib.sha256(canonical.encode('utf-8')).hexdigest()
 
 
 def count_lines(tok, encode, lines):

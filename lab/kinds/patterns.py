@@ -159,7 +159,7 @@ def cut(pattern, text):
 # is cut once. A chunk that starts without whitespace (a text's first) or has only whitespace
 # (its last) is cut on its own; the others, joined, keep every place where they meet.
 CHUNK = re.compile(f'[{WHITESPACE}]*[^{WHITESPACE}]+|[{WHITESPACE}]+')
-_SPACE = re.compile(f'[{WHITESPACE}]')
+SPACE = re.compile(f'[{WHITESPACE}]')  # one whitespace character, as tokenizers' \\s reads it
 
 
 def count_pieces(pattern, texts):
@@ -175,7 +175,7 @@ def count_pieces(pattern, texts):
         chunks.update(CHUNK.findall(text))
     by_count, alone = {}, []
     for chunk, n in chunks.items():
-        if _SPACE.match(chunk) and not _SPACE.match(chunk[-1]):
+        if SPACE.match(chunk) and not SPACE.match(chunk[-1]):
             by_count.setdefault(n, []).append(chunk)
         else:
             alone.append(chunk)

@@ -21,13 +21,12 @@ from collections import Counter
 
 from lab import fast
 from lab.contract import checks, lessons
-from lab.kinds.patterns import WHITESPACE, compiled
+from lab.kinds.patterns import SPACE, compiled  # SPACE: whitespace, a word of its own here
 from lab.kinds.special import encode_with_specials
 from lab.kinds.texts import merges_to_learn, texts_of
 from lab.plumbing import terminal
 
 END = '</w>'  # shown for the space it stands for
-SPACE = re.compile(f'[{WHITESPACE}]')  # what the word pattern takes for whitespace: a word of its own
 
 
 class WordBPE:
