@@ -41,7 +41,8 @@ if not __package__:  # run as python3 lab/fast_bpe.py: then tokenizer cannot be 
 from lab import fast, kinds
 from lab.kinds.byte import RULES
 from lab.kinds.patterns import PIECE_PATTERNS, pattern_problem
-from lab.kinds.texts import HOW, documents
+from lab.contract import lessons
+from lab.kinds.texts import HOW, documents, merges_to_learn
 from lab.plumbing import cli, locations, reading, saving, terminal
 
 # the options of each kind
@@ -104,15 +105,12 @@ def options(args):
     return {name: getattr(args, name) for name in TAKES if getattr(args, name) is not None}
 
 
-def merges_for(args, texts):
-    """How many merges to learn: --merges, or as many as make --vocab-size ids, or settings.json."""
-    if args.vocab_size is None:
-        return reading.read_merge_count() if args.merges is None else args.merges
-    base = kinds.KINDS[args.kind].train(texts, 0, **options(args)).vocab_size
-    if args.vocab_size < base:
-        raise ValueError(f'--vocab-size {args.vocab_size:,}: a {args.kind} tokenizer of this text starts '
-                         f'with {base:,} ids')
-    return args.vocab_size - base
+def merges_for(args):
+    """How many merges to learn: --merges, or what settings.json asks for; None with --vocab-size,
+    where each kind counts its own base ids (its train(vocab_size=N))."""
+    if args.vocab_size is not None:
+        return None
+    return reading.read_merge_count() if args.merges is None else args.merges
 
 
 def train(args, texts, count):
@@ -120,7 +118,10 @@ def train(args, texts, count):
     if args.kind != 'char':
         size = sum(map(len, texts))
         terminal.status(f'training a {args.kind} tokenizer on {size:,} characters ...')
-        return kinds.KINDS[args.kind].train(texts, count, **options(args))
+        return kinds.KINDS[args.kind].train(texts, count, vocab_size=args.vocab_size, **options(args))
+    if count is None:  # the lesson's base: the unknown character and every character of the text
+        base = len(lessons.base_vocabulary(''.join(texts)))
+        count = merges_to_learn(None, args.vocab_size, base, 'char')
     interactive = sys.stderr.isatty()
     try:
         tok = fast.train(texts, count, show_progress(time.monotonic()) if interactive else None)
@@ -155,7 +156,7 @@ def main():
         if not texts:
             raise ValueError(f'{args.file} holds no document: every line of it is blank; give a text')
         print(f'documents: {len(texts):,} ({how}), trained apart')
-    count = merges_for(args, texts)
+    count = merges_for(args)
     tok = train(args, texts, count)
     terminal.status()
     kinds.save(tok, args.out)
@@ -165,10 +166,10 @@ def main():
     print('vocab:', tok.vocab_size, 'merges:', merges)
     # the lesson's rules stop below two occurrences, tokenizers' when no pair is left at all
     left = 'no pair is left' if args.rules == 'tokenizers' else 'no pair occurs twice'
-    if merges < count and args.vocab_size is not None:
+    if args.vocab_size is not None and tok.vocab_size < args.vocab_size:
         print(terminal.fill(f'(asked for {args.vocab_size:,} ids; {left} after {merges:,} '
                             f'merges, so this text gives {tok.vocab_size:,})', '', ' '))
-    elif merges < count:
+    elif count is not None and merges < count:
         print(f'(asked for {count} merges; {left} after {merges})')
     encode = kinds.plain(tok) if args.kind != 'char' else lambda t: fast.encode(tok.lesson, t)
     print('roundtrip:', 'OK' if tok.decode(encode(text)) == text else 'FAILED', encode('Q: hi\nA: '))

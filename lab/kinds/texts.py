@@ -30,7 +30,7 @@ def merges_to_learn(count, vocab_size, base, kind):
     if vocab_size is None:
         return count
     if vocab_size < base:
-        raise ValueError(f'vocab_size {vocab_size:,}: a {kind} tokenizer of this text starts with '
+        raise ValueError(f'{vocab_size:,} ids asked for: a {kind} tokenizer of this text starts with '
                          f'{base:,} ids')
     return vocab_size - base
 
