@@ -186,8 +186,8 @@ class LearnerBugSeenFromALabTest(unittest.TestCase):
             'lab.show: python3 -m lab.selfcheck checks tokenizer.py rule by rule'])
 
     def test_an_error_tokenizer_py_raises_is_not_blamed_on_the_file_being_loaded(self):
-        self.typed_with("        self.merges = merges\n",
-                        "        self.merges = merges\n        raise ValueError('no merges today')\n")
+        self.typed_with("        self.vocab, self.merges = vocab, merges\n",
+                        "        self.vocab, self.merges = vocab, merges\n        raise ValueError('no merges today')\n")
         done = self.lab('show')
         self.assertEqual((done.returncode, done.stderr), (1, 'lab.show: no merges today\n'))
 

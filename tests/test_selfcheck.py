@@ -43,16 +43,16 @@ MISTAKES = [
     ('            i += 2', '            i += 1', 'rule_merge_replaces'),
     ('    while i < len(ids):', '    while i < len(ids) - 1:', 'rule_merge_copies'),
     ('tuple(ids[i:i + 2]) == tuple(pair)', 'tuple(ids[i:i + 2]) == pair', 'rule_merge_list_pair'),
-    ('self.merges = merges', 'self.merges = []', 'rule_init'),
-    ('if len(t) == 1}', 'if len(t) >= 1}', 'rule_init'),
+    ('self.vocab, self.merges = vocab, merges', 'self.vocab, self.merges = vocab, []', 'rule_init'),
+    ('if len(c) == 1}', 'if len(c) >= 1}', 'rule_init'),
     ("sorted(set(text) - {'\\ufffd'})", "list(set(text) - {'\\ufffd'})", 'rule_base_vocab'),
     ("['\\ufffd'] + sorted(set(text) - {'\\ufffd'})", "['\\ufffd'] + sorted(set(text))", 'rule_unknown_once'),
     ('for _ in range(count):', 'for _ in range(count - 1):', 'rule_count'),
     ('pairs.most_common(1)[0]', 'max(pairs.items())', 'rule_most_frequent'),
     ('pairs.most_common(1)[0]', 'sorted(pairs.items(), key=lambda kv: kv[1])[-1]', 'rule_ties'),
-    ("if '\\n' not in vocab[p[0]] + vocab[p[1]]", "if vocab[p[1]] != '\\n'", 'rule_newline'),
-    ("if '\\n' not in vocab[p[0]] + vocab[p[1]]", "if vocab[p[0]] != '\\n'", 'rule_newline'),
-    ('if n < 2:', 'if n <= 2:', 'rule_early_stop'),
+    ("if '\\n' not in vocab[a] + vocab[b]", "if vocab[b] != '\\n'", 'rule_newline'),
+    ("if '\\n' not in vocab[a] + vocab[b]", "if vocab[a] != '\\n'", 'rule_newline'),
+    ('if frequency < 2:', 'if frequency <= 2:', 'rule_early_stop'),
     ('vocab.append(vocab[pair[0]] + vocab[pair[1]])', 'vocab.append(vocab[pair[1]] + vocab[pair[0]])',
      'rule_new_token'),
     ('self.chars.get(c, 0)', 'self.chars.get(c, 1)', 'rule_encode_unknown'),
@@ -83,7 +83,7 @@ SLIPS = [
     ('        return ids\n', "        return ' '.join(map(str, ids))\n", 'gave_not_list'),
     ("Path('settings.json')", "Path('setting.json')", 'error.FileNotFoundError'),
     ('from collections import Counter\n', '', 'hint.missing_import'),
-    ('pair, n = pairs.most_common(1)[0]', 'pair, n = pairs.most_common(1)', 'hint.most_common'),
+    ('pair, frequency = pairs.most_common(1)[0]', 'pair, frequency = pairs.most_common(1)', 'hint.most_common'),
     ('    return result\n', '\n', 'look.merge_return'),
     ('        return cls(vocab, merges)\n', '        cls(vocab, merges)\n', 'look.train_return'),
     ('            i += 1\n    return result', '            i += 1\n        return result',
@@ -102,8 +102,8 @@ SLIPS = [
      '            ids = merge(ids, pair, new_id)\n    return ids', 'hint.outside'),  # return out of encode
     ('self.chars.get(c, 0)', 'chars.get(c, 0)', 'hint.self'),
     ('self.chars = {', 'chars = {', 'hint.self_attribute'),
-    ('    tokenizer = BPE.train(text, count)',
-     '    tokenizer = BPE([], [])\n    tokenizer.train(text, count)', 'hint.train_result'),
+    ("    tokenizer = BPE.train(text, settings['merges'])",
+     "    tokenizer = BPE([], [])\n    tokenizer.train(text, settings['merges'])", 'hint.train_result'),
     ("if __name__ == '__main__':", "if __name__ == 'main':", 'hint.main_name'),  # typed, but it never runs
     ("if __name__ == '__main__':", 'if __name__ == __main__:', 'hint.main_name'),
     ('        if tuple(ids[i:i + 2]) == tuple(pair):\n            result.append(new_id)\n            i += 2\n'
@@ -181,14 +181,14 @@ class RulesTest(unittest.TestCase):
                 self.assertIn(words, said(answers))
 
     def test_a_rule_that_calls_a_failing_earlier_part_is_not_checked_and_names_that_part(self):
-        answers = answers_for(lesson_with('if n < 2:', 'if n <= 2:'))  # train is wrong
+        answers = answers_for(lesson_with('if frequency < 2:', 'if frequency <= 2:'))  # train is wrong
         for name in ['rule_state', rules.COMMAND_LINE]:
             self.assertEqual(answers[name], ['not_checked', [['not_checked_part', {'part': '3'}]]])
         self.assertEqual(answers['rule_encode_order'][0], 'passed')  # encode does not call train
 
     def test_the_lessons_text_says_a_line_end_pair_and_too_few_merges_for_what_they_are(self):
         inside_the_loop = '            ids = merge(ids, pair, new_id)\n            return cls(vocab, merges)'
-        for old, new, key in [("if '\\n' not in vocab[p[0]] + vocab[p[1]]", "if vocab[p[1]] != '\\n'",
+        for old, new, key in [("if '\\n' not in vocab[a] + vocab[b]", "if vocab[b] != '\\n'",
                                'lesson_text_newline'),  # the pair is there, but the lesson never counts it
                               (inside_the_loop.replace('    return', 'return'), inside_the_loop,
                                'lesson_text_fewer')]:  # one merge learned, then returned
@@ -235,7 +235,7 @@ class RulesTest(unittest.TestCase):
         # the line at the margin after class BPE seems to start part 6: cut there, the class or
         # the method would be left without a body, and the rest of the tutor could not read it
         for old, new, part in [('    def __init__', 'def __init__', 2),
-                               ('        self.vocab = vocab', 'self.vocab = vocab', 2),
+                               ('        self.vocab, self.merges', 'self.vocab, self.merges', 2),
                                ('        vocab = [', 'vocab = [', 3)]:
             with self.subTest(new):
                 source, broken = check.readable_part(lesson_with(old, new))
@@ -284,7 +284,7 @@ class ExplainTest(unittest.TestCase):
         for text, part in [('from collections import Counter', 0), ('    result, i = [], 0', 1),
                            ('        self.chars = {', 2), ('        for _ in range(count):', 3),
                            ('        ids = [self.chars.get(c, 0) for c in text]', 4),
-                           ("        return {'vocab'", 5), ("    count = json.loads", 6)]:
+                           ("        return {'vocab'", 5), ("    settings = json.loads", 6)]:
             line = next(n for n, code in enumerate(lines, 1) if code.startswith(text))
             self.assertEqual(explain.part_of_line(LESSON, line), part, text)
 
@@ -653,6 +653,22 @@ def watch_a_learner_typing(root):
     process.send_signal(signal.SIGINT)
     out, err = process.communicate(timeout=30)
     return seen, process.returncode, err
+
+
+SHARED_CODE = ROOT.parent / 'shared' / 'lesson' / 'code'  # the course's material, where it sits beside us
+
+
+class LessonCopyTest(unittest.TestCase):
+    @unittest.skipUnless(SHARED_CODE.is_dir(), "the course's material is not beside the project")
+    def test_the_tutors_lesson_is_the_lessons_four_files_byte_for_byte(self):
+        # what the tutor quotes as the lesson's way of writing a line must be what the lesson prints
+        for name in ['tokenizer.py', 'lab/bpe_trace.py', 'lab/unknown.py', 'lab/token_count.py']:
+            with self.subTest(name):
+                self.assertEqual((LESSON_FILES / name).read_bytes(), (SHARED_CODE / name).read_bytes())
+
+    def test_the_other_ways_of_writing_are_other_ways_not_the_lessons_own(self):
+        other = (LESSON_FILES / 'other_ways.py').read_text(encoding='utf-8')
+        self.assertNotIn(LESSON[LESSON.index('    @classmethod'):LESSON.index('    def encode')], other)
 
 
 class LanguageTest(unittest.TestCase):

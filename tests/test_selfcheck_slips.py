@@ -46,26 +46,30 @@ def single_token_changes(source, seed, count):
 
 
 CHANGES = single_token_changes(LESSON, 31, 30)
-# (the change to the lesson-style file, the line the first FAILED must name, words it must hold)
+# (the change to the lesson's file, a piece of the line the first FAILED must name, words it must hold)
 SLIPS = [
-    ('i:i + 2]', 'i:i + 1]', 9, 'i + 2'),  # not the list-with-tuple hint: the slice is one wide
-    ('result.append(new_id)', 'result.append(pair)', 10, 'new_id'),
-    ('zip(ids, ids[1:])', 'zip(ids, ids[:1])', 30, 'zip(ids, ids[1:])'),
+    ('i:i + 2]', 'i:i + 1]', 'i:i + 1]', 'i + 2'),  # not the list-with-tuple hint: the slice is one wide
+    ('result.append(new_id)', 'result.append(pair)', 'append(pair)', 'new_id'),
+    ('zip(ids, ids[1:])', 'zip(ids, ids[:1])', 'ids[:1]', 'zip(ids, ids[1:])'),
     ('            ids = merge(ids, pair, new_id)\n        return ids',
-     '            merge(ids, pair, new_id)\n        return ids', 45, 'ids = merge(ids, pair, new_id)'),
-    ('def __init__(self, vocab, merges):', 'def __init__(vocab, merges):', 19, 'self, vocab, merges'),
-    ('def encode(self, text):', 'def encode(text):', 42, 'self, text'),
-    ('@classmethod', '@staticmethod', 24, 'classmethod'),
-    ("return {'vocab': self.vocab, 'merges': self.merges}", 'return self.vocab, self.merges', 52,
-     'gave_not_dict'),
-    ('pairs.most_common(1)[0]', 'pairs.most_common(1)[0][0]', 33, 'pairs.most_common(1)[0]'),
-    ('zip(ids, ids[1:])', 'zip(text, text[1:])', 30, 'zip(ids, ids[1:])'),
-    ('merges.append([list(pair), new_id])', 'merges.append((pair, new_id))', 38, '[list(pair), new_id]'),
-    ('            result.append(new_id)', '            result = result + [new_id]', 10, 'look.merge_in_time'),
-    ('            i += 1\n    return', '        i += 1\n    return', 14, 'slip_shallower'),  # out of the else
+     '            merge(ids, pair, new_id)\n        return ids', '            merge(ids, pair, new_id)\n        return ids',
+     'ids = merge(ids, pair, new_id)'),
+    ('def __init__(self, vocab, merges):', 'def __init__(vocab, merges):', 'def __init__', 'self, vocab, merges'),
+    ('def encode(self, text):', 'def encode(text):', 'def encode', 'self, text'),
+    ('@classmethod', '@staticmethod', '@staticmethod', 'classmethod'),
+    ("return {'vocab': self.vocab, 'merges': self.merges}", 'return self.vocab, self.merges',
+     'return self.vocab, self.merges', 'gave_not_dict'),
+    ('pairs.most_common(1)[0]', 'pairs.most_common(1)[0][0]', 'most_common(1)[0][0]', 'pairs.most_common(1)[0]'),
+    ('zip(ids, ids[1:])', 'zip(text, text[1:])', 'zip(text', 'zip(ids, ids[1:])'),
+    ('merges.append([list(pair), new_id])', 'merges.append((pair, new_id))', 'merges.append((pair',
+     '[list(pair), new_id]'),
+    ('            result.append(new_id)', '            result = result + [new_id]', 'result = result + [new_id]',
+     'look.merge_in_time'),
+    ('            i += 1\n    return', '        i += 1\n    return', '        i += 1\n    return',
+     'slip_shallower'),  # out of the else
     ('            new_id = len(vocab)\n            vocab.append(vocab[pair[0]] + vocab[pair[1]])',
-     '            vocab.append(vocab[pair[0]] + vocab[pair[1]])\n            new_id = len(vocab)', 37,
-     'slip_moved'),
+     '            vocab.append(vocab[pair[0]] + vocab[pair[1]])\n            new_id = len(vocab)',
+     '            new_id = len(vocab)', 'slip_moved'),
 ]
 # (the change, the key of the hint, the line and column it names, the ASCII to type)
 TYPED_KEYS = [
@@ -73,7 +77,7 @@ TYPED_KEYS = [
     ('new_id):\n    result', 'new_id)：\n    result', 'hint.keyboard_fullwidth', '6', '29', ':'),
     ('result, i = [], 0', 'result, i = [],\u30000', 'hint.keyboard_space', '7', '20', ' '),
     ('    result, i', '\u00a0\u00a0\u00a0\u00a0result, i', 'hint.keyboard_space', '7', '1', ' '),
-    ("['\\ufffd'] + sorted", "[‘\\ufffd’] + sorted", 'hint.keyboard_quote', '26', '18', "'"),
+    ("['\\ufffd'] + sorted", "[‘\\ufffd’] + sorted", 'hint.keyboard_quote', '25', '18', "'"),
     ('            i += 2', '            ㅑ += 2', 'hint.keyboard_jamo', '11', '13', 'i'),
 ]
 
@@ -81,6 +85,11 @@ TYPED_KEYS = [
 def typed(old, new):
     assert old in LESSON, old
     return LESSON.replace(old, new, 1)
+
+
+def line_of(text, piece):
+    """The number of the line of text where piece starts."""
+    return text[:text.index(piece)].count('\n') + 1
 
 
 def check_all():
@@ -127,10 +136,10 @@ class LocateTest(unittest.TestCase):
 
     def test_each_slip_is_named_with_its_line_beside_the_lessons_and_what_differs(self):
         answers = CHECKED.result()[len(CHANGES):]
-        for (old, new, line, words), found in zip(SLIPS, answers):
+        for (old, new, piece, words), found in zip(SLIPS, answers):
             with self.subTest(new):
                 name, said = first_failed(found)
-                self.assertEqual(named_line(said), line, said)
+                self.assertEqual(named_line(said), line_of(typed(old, new), piece), said)
                 shown = {value for key, fields in said for value in [key, *fields.values()]}
                 self.assertTrue(any(words in value for value in shown), said)
 
@@ -185,7 +194,7 @@ class LabsTest(unittest.TestCase):
         kept = {name: (labs / f'{name}.py').read_text(encoding='utf-8')
                 for name in ['token_count', 'bpe_trace']}
         (labs / 'token_count.py').write_text(kept['token_count'].replace('48]', '28]'), encoding='utf-8')
-        (labs / 'bpe_trace.py').write_text(kept['bpe_trace'].replace('for pair, new_id', 'for a, b, new_id'),
+        (labs / 'bpe_trace.py').write_text(kept['bpe_trace'].replace('for (a, b), new_id', 'for a, b, new_id'),
                                            encoding='utf-8')
         (labs / 'unknown.py').rename(cls.root / 'unknown.txt')
         try:
@@ -209,7 +218,7 @@ class LabsTest(unittest.TestCase):
 
     def test_an_error_in_a_lab_is_explained_in_the_lab(self):
         said = dict(self.slipped()['rule_lab_bpe_trace'][1])
-        self.assertEqual(said['lab_at_line'], {'lab': 'bpe_trace', 'line': '7'})
+        self.assertEqual(said['lab_at_line'], {'lab': 'bpe_trace', 'line': '8'})
         self.assertEqual(said['hint']['text'], 'hint.unpack')
 
     def test_a_lab_saved_elsewhere_is_named_with_the_command_that_moves_it(self):

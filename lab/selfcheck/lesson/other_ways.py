@@ -3,6 +3,7 @@ tutor compares a function you typed with the way of writing it closest to yours 
 these, or the lesson's), so that your own style is not taken for a slip. Never imported:
 each function below is read as a way of writing the one of its name."""
 import json
+from collections import Counter
 from pathlib import Path
 
 
@@ -98,11 +99,36 @@ class BPE:  # noqa: F811  (counted with counts.get in one loop, max(..., default
         return cls(vocab, merges)
 
 
-if __name__ == '__main__':  # the settings read whole, the tokenizer called tok
-    settings = json.loads(Path('settings.json').read_text())
+class BPE:  # noqa: F811  (pairs counted by a generator of pairs p, the count named n)
+    def __init__(self, vocab, merges):
+        self.vocab = vocab
+        self.merges = merges
+        self.chars = {t: i for i, t in enumerate(vocab) if len(t) == 1}
+
+    @classmethod
+    def train(cls, text, count):
+        vocab = ['\ufffd'] + sorted(set(text) - {'\ufffd'})
+        ids = [vocab.index(c) for c in text]
+        merges = []
+        for _ in range(count):
+            pairs = Counter(p for p in zip(ids, ids[1:]) if '\n' not in vocab[p[0]] + vocab[p[1]])
+            if not pairs:
+                break
+            pair, n = pairs.most_common(1)[0]
+            if n < 2:
+                break
+            new_id = len(vocab)
+            vocab.append(vocab[pair[0]] + vocab[pair[1]])
+            merges.append([list(pair), new_id])
+            ids = merge(ids, pair, new_id)
+        return cls(vocab, merges)
+
+
+if __name__ == '__main__':  # noqa: F811  (the count read at once, the tokenizer called tok)
+    count = json.loads(Path('settings.json').read_text())['merges']
     text = Path('data/train.txt').read_text(encoding='utf-8')
-    tok = BPE.train(text, settings['merges'])
-    Path('data/tokenizer.json').write_text(json.dumps(tok.state(), ensure_ascii=False))
+    tok = BPE.train(text, count)
+    Path('data/tokenizer.json').write_text(json.dumps(tok.state(), ensure_ascii=False), encoding='utf-8')
     assert tok.decode(tok.encode(text)) == text
     print('vocab:', len(tok.vocab), 'merges:', len(tok.merges))
     print('roundtrip: OK', tok.encode('Q: hi\nA: '))
