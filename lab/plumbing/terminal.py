@@ -64,6 +64,39 @@ def fill(text, first='', rest='', columns=80):
     return '\n'.join(lines + [line])
 
 
+def code_lines(code, indent, columns=80):
+    """Lines of code (several, a statement over lines keeping its own indentation), each escaped
+    and put after indent; a line too wide is broken at a space outside any string, and what
+    follows put four columns further in: a line of code is never cut inside a string."""
+    out = []
+    for line in code.split('\n'):
+        line, room = shown(line), columns - width(indent)
+        while width(line) > room:
+            cut = _code_break(line, room)
+            if cut is None:
+                break  # no space to break at: a string longer than the line, kept whole
+            out.append(indent + line[:cut].rstrip())
+            line = '    ' + line[cut:].lstrip()
+        out.append(indent + line)
+    return out
+
+
+def _code_break(line, columns):
+    """Where to break a line of code: after the last space outside a string that leaves at most
+    columns before it (None where there is none)."""
+    best, quote, escaped = None, None, False
+    for at, ch in enumerate(line):
+        if width(line[:at]) > columns:
+            break
+        if quote:
+            escaped, quote = ch == '\\' and not escaped, None if ch == quote and not escaped else quote
+        elif ch in '\'"':
+            quote = ch
+        elif ch == ' ' and line[:at].strip():
+            best = at + 1
+    return best
+
+
 def _words_of(text, columns):
     """The words fill() wraps: text cut at each space outside brackets; a word that would
     still be wider than columns (brackets left open, say) is cut at its spaces after all."""

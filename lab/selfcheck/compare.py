@@ -17,6 +17,27 @@ UNITS = {'<imports>': 0, 'merge': 1, 'BPE.__init__': 2, 'BPE.train': 3, 'BPE.enc
 CHANGED, MOVED, MISSING, ADDED = 'changed', 'moved', 'missing', 'added'  # what a slip is, best first
 
 
+def parse(source):
+    """source as a tree, its type hints left out: def encode(self, text: str) -> list[int] is
+    the lesson's def encode(self, text), and ids: list[int] = [] its ids = []."""
+    return _Unhinted().visit(ast.parse(source))
+
+
+class _Unhinted(ast.NodeTransformer):
+    def visit_arg(self, node):
+        node.annotation = None
+        return node
+
+    def visit_FunctionDef(self, node):
+        node.returns = None
+        return self.generic_visit(node)
+
+    def visit_AnnAssign(self, node):
+        if node.value is None or not node.simple:
+            return node  # a name declared, no value: a line of its own the lesson has not
+        return ast.copy_location(ast.Assign(targets=[node.target], value=node.value, type_comment=None), node)
+
+
 def units(tree):
     """{unit name: (the statements, the names local to it)} of a module: each function of the
     lesson (a method by BPE.NAME, merge also when typed inside the class), the imports, and the
@@ -127,8 +148,9 @@ def items(body, depth=0, main=False):
                     out += items(inner.body if isinstance(inner, ast.ExceptHandler) else [inner],
                                  depth + 1, main)
         elif is_pair_assignment(node):  # a, b = x, y: the same as two assignments
-            for target, value in zip(node.targets[0].elts, node.value.elts):
+            for k, (target, value) in enumerate(zip(node.targets[0].elts, node.value.elts)):
                 one = ast.copy_location(ast.Assign(targets=[target], value=value, type_comment=None), node)
+                one.split_from = k  # the kth of the names the statement assigns
                 out.append(Item(one, depth, lambda r, n=one: code(n, r), node.lineno))
         else:
             out.append(Item(node, depth, lambda r, n=node: code(n, r), node.lineno))
@@ -216,6 +238,22 @@ def same(name):
     return name
 
 
+class Renaming:
+    """Your local names read as the lesson's (called on a name: the lesson's name for it). A name
+    of yours that is no name of the lesson's is never the lesson's name of the same spelling:
+    ids typed for text reads as ids only where the lesson has ids."""
+
+    def __init__(self, mapping, their_local):
+        self.mapping, self.their_local = mapping, their_local
+
+    def __call__(self, name):
+        return self.mapping.get(name, '?' + name if name in self.their_local else name)
+
+    def back(self):
+        """{the lesson's name: yours}: to write a line of the lesson's in your names."""
+        return {theirs: yours for yours, theirs in self.mapping.items()}
+
+
 def used_names(unit_items):
     return {n.id for item in unit_items for n in ast.walk(shallow(item.node))
             if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
@@ -254,10 +292,7 @@ def names_in(node, local):
 
 def differences(mine, theirs, my_local, their_local):
     """[(what, your Item or None, the lesson's Item or None, your Item before it)] for one unit."""
-    mapping = name_mapping(mine, theirs, my_local, their_local)
-    # a name of yours that is no name of the lesson's is never the lesson's name of the same
-    # spelling: ids typed for text reads as ids only where the lesson has ids
-    rename = lambda n: mapping.get(n, '?' + n if n in their_local else n)  # noqa: E731
+    rename = Renaming(name_mapping(mine, theirs, my_local, their_local), their_local)
     a = [item.key(rename) for item in mine]
     b = [item.key(same, 'same') for item in theirs]
     found = []
@@ -317,9 +352,9 @@ def script_units(tree):
 
 
 def smallest_difference(mine, theirs, rename):
-    """(yours, the lesson's): the smallest expressions where two statements differ (yours read
-    through rename, the lesson's names for yours), each in its own names; one too short to read
-    alone (a number) is shown with what holds it."""
+    """(yours, the lesson's, the line of yours it is on): the smallest expressions where two
+    statements differ (yours read through rename, the lesson's names for yours), each in its own
+    names; one too short to read alone (a number) is shown with what holds it."""
     parent_mine, parent_theirs = None, None
     while True:
         if type(mine) is not type(theirs):
@@ -338,7 +373,7 @@ def smallest_difference(mine, theirs, rename):
     here, there = code_of(mine, lambda n: n), code_of(theirs, lambda n: n)
     if len(here) <= 2 and len(there) <= 2 and isinstance(parent_mine, (ast.expr, ast.stmt)):
         here, there = code_of(parent_mine, lambda n: n), code_of(parent_theirs, lambda n: n)
-    return here, there
+    return here, there, getattr(mine, 'lineno', None)
 
 
 def child_nodes(node):

@@ -15,12 +15,15 @@ the smallest expression, is said too: `pair` here, `new_id` in the lesson.
 import ast
 import contextlib
 import functools
+import itertools
 import os
 import re
 import sys
+import warnings
 from pathlib import Path
 
 from lab.learner import keyboard
+from lab.selfcheck import repair
 from lab.selfcheck.compare import (
     ADDED,
     CHANGED,
@@ -33,6 +36,7 @@ from lab.selfcheck.compare import (
     first_line,
     items,
     moved,
+    parse,
     script_units,
     smallest_difference,
     units,
@@ -50,12 +54,12 @@ def lesson_ways(reference=None):
     """{unit: [(its Items, its local names, the lines of its file)]}: each way the tutor
     knows of writing each unit, the lesson's first (reference: a lab's, the one unit of a script)."""
     if reference is not None:
-        tree = ast.parse(reference)
+        tree = parse(reference)
         body, local = script_units(tree)['<script>']
         return {'<script>': [(items(body, main=True), local, reference.splitlines())]}
     ways = {}
     for text in [reference_source(), OTHER_WAYS.read_text(encoding='utf-8')]:
-        tree, lines = ast.parse(text), text.splitlines()
+        tree, lines = parse(text), text.splitlines()
         pieces = [units(tree)] + [units(ast.Module(body=[node], type_ignores=[])) for node in tree.body
                                   if isinstance(node, (ast.FunctionDef, ast.ClassDef, ast.If))]
         for n, found in enumerate(pieces):
@@ -71,7 +75,7 @@ def compared(source, reference=None):
     """[(unit, its differences from the closest way of writing it, the renaming of your names that
     reads them as the lesson's, that way's lines)] for the units of source: the same for every
     rule that fails on one file, so worked out once."""
-    tree = ast.parse(source)
+    tree = parse(source)
     ways = lesson_ways(reference)
     out = []
     for name, (body, local) in (script_units(tree) if reference is not None else units(tree)).items():
@@ -89,47 +93,156 @@ def compared(source, reference=None):
     return out
 
 
-def locate(source, ran=None, parts=None, reference=None):
+class Difference:
+    """One line that differs from the closest way of writing its unit, as compare.py found it."""
+
+    def __init__(self, what, one, other, before, similar, unit, rename, lesson_lines):
+        self.what, self.one, self.other, self.before, self.similar = what, one, other, before, similar
+        self.unit, self.rename, self.lesson_lines = unit, rename, lesson_lines
+        self.line = (one or before).lineno
+
+    def changes(self):
+        """[(change, back)]: the ways of putting it back (repair.py), each with the lesson's names
+        read as yours."""
+        back = self.rename.back()
+        return [(change, back) for change in repair.changes(self.what, self.one, self.other, self.before)]
+
+
+TRIALS = 24  # differences tried, one at a time: a unit in another style differs in a few lines
+PAIRS = 5  # of those that changed the rule's answer, tried two at a time: two slips at once
+
+
+def locate(source, ran=None, parts=None, reference=None, holds=None):
     """The slip, or None: {'what', 'line', 'yours', 'lesson', 'here', 'there', 'unit'} for the
     statement of source most likely wrong, among the units of parts (None: all; 'script': a lab,
     compared with reference). ran: the lines of source that ran while the rule failed (None: not
     known; empty: none, as when a call to your function failed before its first line).
     here/there: the smallest expression that differs, yours and the lesson's. Each unit is
-    compared with the way of writing it closest to yours: the one it differs from least."""
+    compared with the way of writing it closest to yours: the one it differs from least.
+
+    holds: a function that runs the rule that failed on a trial tree (repair.py) and gives its
+    answer, ['passed', None] when it holds; None for the file as it is. With it, the slip is the
+    difference whose trial makes the rule hold (two at once, when no one alone does); a
+    difference whose trial changes nothing the rule says is never named."""
     script = parts == 'script'
     try:
         units_found = compared(source, reference if script else None)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
-    lines = source.splitlines()
     candidates = []
     for name, found, rename, lesson_lines in units_found:
         if not script and parts is not None and UNITS[name] not in parts:
             continue
         for what, one, other, before, similar in found:
-            line = (one or before).lineno if (one or before) else None
-            if line is None:
+            if (one or before) is None:
                 continue
-            did_run = ran is None or line in ran or any(n in ran for n in span(one or before)) and (
-                what == MISSING or isinstance((one or before).node, ast.FunctionDef)) or renamed(one, other)
-            rank = (not did_run, [CHANGED, MOVED, MISSING, ADDED].index(what), -similar, line)
-            candidates.append((rank, what, line, one, other, name, rename, lesson_lines))
+            difference = Difference(what, one, other, before, similar, name, rename, lesson_lines)
+            candidates.append((rank(difference, ran), difference))
+    candidates = [difference for _, difference in sorted(candidates, key=lambda c: c[0])]
     if not candidates:
         return None
-    rank, what, line, one, other, name, rename, lesson_lines = min(candidates, key=lambda c: c[0])
-    if rank[0] and (what != CHANGED or rank[2] > -0.6):  # nothing that ran differs: say nothing unsure
+    if holds is not None:
+        found = tried(source, candidates, holds)
+        if found is not None:
+            return slip_of(source, found)
+        candidates = [c for c in candidates if getattr(c, 'untried', False)]
+        if not candidates:
+            return None
+    best = candidates[0]
+    guess = rank(best, ran)
+    if guess[0] and (best.what != CHANGED or guess[2] > -0.6):  # nothing that ran differs: say nothing unsure
         return None
+    return slip_of(source, best)
+
+
+def rank(difference, ran):
+    """How likely a difference is the slip, smallest first: it ran while the rule failed, a line
+    changed (before moved, missing, added), most like the lesson's, first in the file."""
+    what, one, other, before = difference.what, difference.one, difference.other, difference.before
+    line = difference.line
+    did_run = ran is None or line in ran or any(n in ran for n in span(one or before)) and (
+        what == MISSING or isinstance((one or before).node, ast.FunctionDef)) or renamed(one, other)
+    return not did_run, [CHANGED, MOVED, MISSING, ADDED].index(what), -difference.similar, line
+
+
+def tried(source, candidates, holds):
+    """The difference whose trial makes the rule hold, or None; marks each difference that could
+    not be tried (.untried), and keeps those whose trial changed the rule's answer."""
+    failing = holds(None)
+    if failing[0] == 'passed':  # the rule holds when run here again: nothing to find
+        return None
+    changed = []
+    for n, difference in enumerate(candidates):
+        made = [repair.apply(source, [change]) for change in difference.changes()] if n < TRIALS else []
+        made = [tree for tree in made if tree is not None]
+        difference.untried = not made
+        for tree in made:
+            answer = holds(tree)
+            if answer[0] == 'passed':
+                return difference
+            if answer[0] == 'failed' and answer != failing:  # a value changed: it matters here
+                changed.append(difference)
+                break
+    for first, second in itertools.combinations(changed[:PAIRS], 2):
+        for one, other in itertools.product(first.changes(), second.changes()):
+            tree = repair.apply(source, [one, other])
+            if tree is not None and holds(tree)[0] == 'passed':
+                return min(first, second, key=lambda d: d.line)  # the first slip of the two
+    return None
+
+
+def slip_of(source, difference):
+    """What the tutor says of a difference: its statement as typed (all its lines) and the
+    lesson's, the line of yours that holds what differs, and what differs."""
+    what, one, other, line = difference.what, difference.one, difference.other, difference.line
     if what == CHANGED and isinstance(one.node, ast.FunctionDef) and \
             decorators(one) != decorators(other):
         one, other = decorator_item(one), decorator_item(other)  # @staticmethod for @classmethod
         line = one.lineno
-    slip = {'what': what, 'line': line, 'unit': name, 'part': UNITS.get(name, 7),
-            'yours': text_of(lines, one), 'lesson': text_of(lesson_lines, other)}
+    lines = source.splitlines()
+    slip = {'what': what, 'line': line, 'unit': difference.unit, 'part': UNITS.get(difference.unit, 7),
+            'yours': statement_text(lines, one), 'lesson': statement_text(difference.lesson_lines, other)}
     if what == CHANGED:
         slip['depth'] = one.depth - other.depth
-        here, slip['there'] = smallest_difference(one.node, other.node, rename)
+        here, slip['there'], at = smallest_difference(one.node, other.node, difference.rename)
         slip['here'] = keyboard.as_typed(here, slip['yours'])  # ㅑ as typed, not as Python reads it
+        if at and one.lineno <= at <= one.lineno + slip['yours'].count('\n'):
+            slip['line'] = at  # the line of a statement of several that holds the difference
+    elif what == MISSING and one is None and difference.before is not None:
+        slip['line'] = statement_end(difference.before)  # after the whole of the line before
     return slip
+
+
+def statement_text(lines, item):
+    """The statement an Item starts, as typed: all its lines (a call over two lines, a header to
+    its ':'), without the indentation of its first ('' for no Item)."""
+    if not item or not 0 < item.lineno <= len(lines):
+        return ''
+    typed = lines[item.lineno - 1:statement_end(item, len(lines))]
+    margin = len(typed[0]) - len(typed[0].lstrip())
+    return '\n'.join(line[margin:] if line[:margin].isspace() else line.lstrip() for line in typed).rstrip()
+
+
+def statement_end(item, most=None):
+    """The last line of the statement an Item starts (a compound one's header: to its ':')."""
+    node = item.node
+    if item.key(str)[1] == 'else' or not isinstance(node, ast.stmt):
+        return item.lineno
+    header = {ast.If: ['test'], ast.While: ['test'], ast.For: ['target', 'iter'],
+              ast.FunctionDef: ['args', 'returns']}.get(type(node))
+    if header is None:
+        end = getattr(node, 'end_lineno', None) or item.lineno
+    else:
+        parts = [getattr(node, field) for field in header if getattr(node, field, None) is not None]
+        end = max([item.lineno, *(getattr(n, 'end_lineno', 0) or 0 for part in parts for n in ast.walk(part))])
+    return min(end, most) if most else end
+
+
+def compiled_tree(tree):
+    """A trial tree (or source) compiled as Python compiles tokenizer.py, warnings left out."""
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        return compile(tree, 'tokenizer.py', 'exec', dont_inherit=True)
 
 
 def renamed(one, other):

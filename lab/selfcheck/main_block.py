@@ -35,15 +35,19 @@ class Printed(io.StringIO):
         return super().getvalue() + ('\n' + self.last if self.last else '')
 
 
-def command_line(source):
+def command_line(source, code=None):
     """python3 tokenizer.py with the lesson's defaults: its lines among what it prints, in order,
-    and a data/tokenizer.json as the lesson's."""
+    and a data/tokenizer.json as the lesson's (code: a trial of the file, compiled, run instead)."""
     saved = Path('data', 'tokenizer.json')
     saved.unlink(missing_ok=True)
     printed = Printed()
     with contextlib.redirect_stdout(printed), patched_argv(['tokenizer.py']):
         try:
-            runpy.run_path('tokenizer.py', run_name='__main__')
+            if code is None:
+                runpy.run_path('tokenizer.py', run_name='__main__')
+            else:
+                exec(code, {'__name__': '__main__', '__file__': str(Path('tokenizer.py').resolve()),
+                            '__builtins__': __builtins__})
         except SystemExit as e:
             if e.code not in (None, 0):
                 said = e.code if isinstance(e.code, str) else f'exit status {e.code}'

@@ -124,11 +124,19 @@ def rule_lines(words, name, answer, shown_file):
 
 
 def said_lines(words, said, shown_file):
-    """Lines [[key, fields]] in words, indented under their rule, escaped, within 80 columns."""
+    """Lines [[key, fields]] in words, indented under their rule, escaped, within 80 columns. A line
+    of code (a field 'code', the last of its message) ends the line where it fits whole; else it
+    follows on lines of its own, each as typed: a statement over lines, all of them."""
     lines = []
     for key, fields in said or []:
         if 'part' in fields:  # a part by its number and title
             fields = dict(fields, title=words[f'part.{fields["part"]}'])
         text = terminal.shown(render(words, key, {'file': shown_file, **fields}))
+        code = fields.get('code', '')
+        if '\n' in code or code and terminal.width(text) > 80 - 10:
+            said_first = terminal.shown(render(words, key, {'file': shown_file, **fields, 'code': ''}).rstrip())
+            lines.append(terminal.fill(said_first, ' ' * 10, ' ' * 12))
+            lines += terminal.code_lines(code, ' ' * 12)
+            continue
         lines.append(terminal.fill(text, ' ' * 10, ' ' * 12))
     return lines

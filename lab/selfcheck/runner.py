@@ -20,12 +20,14 @@ child's that left the group: nothing of it outlives the tutor.
 """
 import atexit
 import contextlib
+import io
 import json
 import os
 import signal
 import subprocess
 import sys
 import threading
+import types
 from pathlib import Path
 
 from lab.learner import catalogs, explain
@@ -314,17 +316,51 @@ def time_limit(seconds):
 
 
 def slip_for(name, names, folder, source, limit, settled, stopped):
-    """The slip behind a failed rule (locate.locate), among the lines that ran when the rule is
-    run again, traced (run once untraced, a rule that holds costs no tracing); for a rule that did
-    not finish, among the lines of the part where time ran out."""
+    """The slip behind a failed rule (locate.locate): the line of yours that, put back as the
+    lesson writes it, makes the rule hold (tried on the rule, trial by trial, in this child),
+    ranked by the lines that ran when the rule is run again, traced (run once untraced, a rule
+    that holds costs no tracing); for a rule that did not finish, the part where time ran out."""
     unsure = {rules.PART_OF[rule] for rule in rules.PART_OF if rule not in names}  # not all checked
     suspects = set(rules.PARTS) if name == 'rule_imports' else \
         ({rules.PART_OF[name]} | rules.CALLS[name]) - (settled - unsure)
+    trial = on_trial(name, source, min(limit, TRIAL))
     if stopped:
-        return locate.locate(source, None, stopped)
+        return locate.locate(source, None, stopped, holds=trial)
     ran = set()
     answer_for(name, folder, source, limit, settled, ran)
-    return locate.locate(source, ran, suspects)
+    return locate.locate(source, ran, suspects, holds=trial)
+
+
+TRIAL = 0.3  # seconds of CPU time for the rule on one trial file: the lesson's code needs milliseconds
+
+
+def on_trial(name, source, seconds):
+    """A function that runs the rule name on a trial tree of your file (lab/selfcheck/repair.py),
+    or on the file itself for None, and gives the rule's answer: ['passed', None], ['failed',
+    lines], or ['raised', the error's name]. None for a rule with nothing of tokenizer.py to try."""
+    if name in rules.LABS or name == 'rule_imports':
+        return None
+
+    def holds(tree):
+        code = locate.compiled_tree(tree if tree is not None else source)
+        module = types.ModuleType('tokenizer')
+        module.__file__ = os.path.abspath('tokenizer.py')
+        kept = sys.modules.get('tokenizer')
+        try:
+            with time_limit(seconds), contextlib.redirect_stdout(io.StringIO()):
+                exec(code, module.__dict__)
+                sys.modules['tokenizer'] = module
+                if name == rules.COMMAND_LINE:
+                    return main_block.command_line(source, code)
+                rules.CHECKS[name]()
+                return ['passed', None]
+        except rules.Wrong as e:
+            return ['failed', e.args[0]]
+        except BaseException as e:  # the trial broke something else: not the slip
+            return ['raised', type(e).__name__]
+        finally:
+            sys.modules['tokenizer'] = kept
+    return holds
 
 
 def returned_in_a_loop(lines, part, source):
