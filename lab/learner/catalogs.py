@@ -42,8 +42,10 @@ def catalog(lang):
 def render(words, key, fields):
     """One message: its text with the fields filled in. A field named 'where' or 'text' names
     another message, whose text (filled in from the same fields) goes in its place."""
-    filled = {name: fill_in(words, value, fields) if name in ('where', 'text') else value
-              for name, value in fields.items()}
+    filled = dict(fields)
+    for name in ('where', 'text'):  # in this order: a hint's text may say a place, in its where
+        if name in fields:
+            filled[name] = fill_in(words, fields[name], filled)
     if 'n' in fields:  # the nth, in words where a language has them: 첫 번째, not 1번째
         filled.setdefault('nth', ordinal(words, fields['n']))
     return fill_in(words, key, filled)

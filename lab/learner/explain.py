@@ -20,7 +20,7 @@ import re
 import sys
 import traceback
 
-from lab.learner import keyboard
+from lab.learner import keyboard, pasted
 
 # Where each part of the lesson starts: (part, a line that starts it). Part 6 starts at the
 # first line after class BPE's body that is not indented (the lesson's: if __name__ == ...).
@@ -37,6 +37,8 @@ KNOWN_ERRORS = ['AssertionError', 'AttributeError', 'FileNotFoundError', 'Import
 IMPORTS = {'json': 'import json', 'Counter': 'from collections import Counter',
            'Path': 'from pathlib import Path',
            'os': 'import os', 'sys': 'import sys', 'collections': 'import collections', 're': 'import re'}
+# the hints that name another line than the one Python stopped at: the line to mend
+MENDED_ELSEWHERE = {'hint.dedented', 'hint.pasted_prompt', 'hint.pasted_numbers', 'hint.pasted_output'}
 # an endless loop, by the function it was in when time ran out
 LOOPS = {'merge': 'hint.loop_merge', 'train': 'hint.loop_train'}
 # what the lesson's BPE has, and the part that types each
@@ -108,11 +110,13 @@ def explain(error, path, source, seconds=None, settled=()):
     said = [['raised', {'error': f'{kind}: {detail}' if detail else kind}]]
     if isinstance(error, TimeoutError) and seconds:  # nothing was raised: the tutor stopped it
         said = [['stopped', {'seconds': str(seconds)}]]
+    hint = typed or hint_for(error, kind, detail, function, source_line(source, line), source)
+    if hint and hint[0] in MENDED_ELSEWHERE:  # Python stopped at the line after the one to mend
+        line = int(re.match(r'\d+', hint[1].get('line') or hint[1]['lines']).group())
     if line:
         in_function = function and function != '<module>'
         said.append(['at_line', {'line': str(line), 'function': function}] if in_function
                     else ['at_line_only', {'line': str(line)}])
-    hint = typed or hint_for(error, kind, detail, function, source_line(source, line))
     if (not hint or hint[0] == f'error.{kind}') and discards_training(source):
         hint = 'hint.train_result', {'part': '6'}
     if hint:
@@ -194,7 +198,7 @@ def source_line(source, line):
     return lines[line - 1] if line and 0 < line <= len(lines) else ''
 
 
-def hint_for(error, kind, detail, function, code):
+def hint_for(error, kind, detail, function, code, source=''):
     """(hint key, its fields) for the usual slips, or the words for the error's kind, or None."""
     if kind == 'TypeError' and 'train() missing 1 required positional argument' in detail:
         return 'hint.classmethod', {}
@@ -217,12 +221,15 @@ def hint_for(error, kind, detail, function, code):
         return 'hint.main_name', {'part': '6'}
     lacking = NO_ATTRIBUTE.match(detail) if kind == 'AttributeError' else None
     if lacking or kind == 'TypeError' and detail.startswith('BPE() takes no arguments'):
-        found = missing_from_bpe(lacking.group(1) if lacking else '__init__')
+        name = lacking.group(1) if lacking else '__init__'
+        found = misplaced(source, name) or missing_from_bpe(name)
         if found:
             return found
     if kind == 'NameError' and function in METHODS and function != 'train' and missing and \
             missing.group(1) in ATTRIBUTES:  # train, a classmethod, has vocab and merges of its own
         return 'hint.self', {'name': missing.group(1)}
+    if kind == 'ImportError' and "cannot import name 'merge'" in detail and misplaced(source, 'merge'):
+        return misplaced(source, 'merge')
     if kind == 'ImportError' and "cannot import name 'merge'" in detail:
         inside = merge_in_class()
         if inside:
@@ -233,6 +240,10 @@ def hint_for(error, kind, detail, function, code):
         return 'hint.encoding', {'codec': getattr(error, 'encoding', '') or '?'}
     if 'null bytes' in detail:  # a NUL character, pasted in: Python reads no file that holds one
         return 'hint.null', {}
+    if kind in ('SyntaxError', 'IndentationError') and isinstance(error, SyntaxError):
+        found = pasted.pasted(source, error.lineno or 0) or dedented(source, error)
+        if found:
+            return found
     if kind in ('SyntaxError', 'IndentationError') and 'outside' in detail:  # a return or break
         return 'hint.outside', {}
     if kind == 'IndentationError' and detail.startswith('expected an indented block'):
@@ -241,6 +252,73 @@ def hint_for(error, kind, detail, function, code):
         return LOOPS.get(function, 'error.TimeoutError'), {}
     if kind in KNOWN_ERRORS:
         return f'error.{kind}', {}
+    return None
+
+
+@functools.lru_cache(maxsize=8)  # asked once a rule, of the same file
+def defs_in(source):
+    """[(name, line, column, where, the column it belongs at)] for each def of source: where is
+    'top' (at the margin), 'class' (a method of class BPE), 'main' (inside the if __name__ block),
+    or the name of the def it is typed inside."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    methods = [item.col_offset for node in tree.body if isinstance(node, ast.ClassDef)
+               for item in node.body if isinstance(item, ast.FunctionDef)]
+    method_column = min(methods, default=4)
+    found = []
+
+    def walk(body, where):
+        for node in body:
+            if isinstance(node, ast.FunctionDef):
+                belongs = 0 if node.name == 'merge' else method_column
+                found.append((node.name, node.lineno, node.col_offset, where, belongs))
+                walk(node.body, node.name)
+            elif isinstance(node, ast.ClassDef):
+                walk(node.body, 'class' if where == 'top' else where)
+            elif isinstance(node, ast.If) and "id='__name__'" in ast.dump(node.test) and where == 'top':
+                walk(node.body + node.orelse, 'main')
+            elif isinstance(node, (ast.If, ast.For, ast.While, ast.With, ast.Try)):
+                walk(getattr(node, 'body', []) + getattr(node, 'orelse', []), where)
+    walk(tree.body, 'top')
+    return found
+
+
+def misplaced(source, name):
+    """(hint key, fields) when def name is typed only in a place Python does not take it from:
+    inside another def (indented too far), or inside the if __name__ block; else None."""
+    places = [d for d in defs_in(source) if d[0] == name]
+    right = 'top' if name == 'merge' else 'class'
+    if not places or any(where == right for _, _, _, where, _ in places):
+        return None
+    _, line, column, where, belongs = places[0]
+    part = str(1 if name == 'merge' else METHODS.get(name, 2))
+    if where == 'main':
+        return 'hint.def_in_main', {'name': name, 'line': str(line), 'part': part,
+                                    'where': 'place.margin' if name == 'merge' else 'place.class'}
+    if where in ('top', 'class'):
+        return None  # a method at the margin, merge in the class: the hints of their own say it
+    return 'hint.def_inside', {'name': name, 'line': str(line), 'inside': where,
+                               'spaces': str(max(column - belongs, 0)), 'part': part}
+
+
+def dedented(source, error):
+    """The hint for a line indented less than the lines around it (merges = [] one level out):
+    Python names the line after it, 'unexpected indent', where the line to mend is this one."""
+    if not isinstance(error, IndentationError) or not (error.msg or '').startswith('unexpected indent'):
+        return None
+    lines = source.splitlines()
+    code = [(n, line) for n, line in enumerate(lines[:(error.lineno or 1) - 1], 1)
+            if line.strip() and not line.lstrip().startswith('#')]
+    if len(code) < 2 or not 0 < (error.lineno or 0) <= len(lines):
+        return None
+    depth = lambda text: len(text) - len(text.lstrip())  # noqa: E731
+    (_, before), (n, line) = code[-2], code[-1]
+    after = depth(lines[error.lineno - 1])
+    if depth(line) < after <= depth(before) + 4 * before.rstrip().endswith(':') and \
+            not line.rstrip().endswith(':'):
+        return 'hint.dedented', {'line': str(n), 'spaces': str(after - depth(line))}
     return None
 
 

@@ -17,7 +17,8 @@ import unicodedata
 # the 2-beolsik layout: the key each Hangul letter is on (shifted for the double ones)
 JAMO_KEYS = dict(zip('ㅂㅈㄷㄱㅅㅛㅕㅑㅐㅔㅁㄴㅇㄹㅎㅗㅓㅏㅣㅋㅌㅊㅍㅠㅜㅡㅃㅉㄸㄲㅆㅒㅖ',
                      'qwertyuiopasdfghjklzxcvbnmQWERTOP'))
-SPACES = {'\u00a0', '\u3000', '\u2002', '\u2003', '\u2009', '\u200b', '\ufeff'}
+SPACES = {'\u00a0', '\u3000', '\u2002', '\u2003', '\u2009'}
+INVISIBLE = {'\u200b', '\u200c', '\u200d', '\u2060', '\ufeff'}  # zero width: nothing to type instead
 QUOTES = {'\u2018': "'", '\u2019': "'", '\u201a': "'", '\u201c': '"', '\u201d': '"', '\u201e': '"'}
 DASHES = {'\u2212': '-', '\u2013': '-', '\u2014': '-'}
 INVALID = re.compile(r"invalid (?:non-printable )?character(?: '.')? ?\(?U\+([0-9A-Fa-f]{4,6})\)?")
@@ -29,6 +30,8 @@ def ascii_for(char):
         return 'fullwidth', chr(ord(char) - 0xFEE0)
     if char in SPACES:
         return 'space', ' '
+    if char in INVISIBLE:
+        return 'invisible', ''
     if char in QUOTES:
         return 'quote', QUOTES[char]
     if char in DASHES:
@@ -46,7 +49,7 @@ def slip(char, line, text):
     """[hint key, fields] for char, found on line (its text): what it is, where, what to type."""
     kind, typed = ascii_for(char) or ('other', '')
     column = text.index(char) + 1 if char in text else 0
-    shown = repr(char)[1:-1] if not char.isprintable() or char in SPACES else char
+    shown = repr(char)[1:-1] if not char.isprintable() or char in SPACES | INVISIBLE else char
     return [f'hint.keyboard_{kind}', {'char': shown, 'name': name_of(char), 'code': f'U+{ord(char):04X}',
                                       'line': str(line), 'column': str(column), 'ascii': typed}]
 

@@ -42,23 +42,33 @@ def typed_names(source):
     names = {'<file>'} if tree.body else set()  # anything typed at all: the imports' rule can run
     functions, methods = set(), set()
     for node in tree.body:
-        if isinstance(node, ast.FunctionDef):
+        if isinstance(node, ast.FunctionDef) and not stub(node):
             names.add(node.name)
             functions.add(node.name)
         elif isinstance(node, ast.ClassDef):
             names.add(node.name)
             if node.name == 'BPE':
-                methods.update(item.name for item in node.body if isinstance(item, ast.FunctionDef))
+                methods.update(item.name for item in node.body if isinstance(item, ast.FunctionDef)
+                               and not stub(item))
                 if 'merge' in methods:
                     names.add('merge')  # typed, inside the class: its rules say where it belongs
         elif isinstance(node, ast.If) and "id='__name__'" in ast.dump(node.test):  # '__main__', or a slip
             names.add('__main__')
+    for name, _, _, where, _ in explain.defs_in(source):  # typed in the wrong place: its rules say where
+        if where not in ('top', 'class') and (name == 'merge' or name in explain.METHODS):
+            (names if name == 'merge' else methods).add(name)
     if 'BPE' in names:
         own = methods - set(explain.METHODS)  # encode is not a slip for decode
         slips = {name for name in explain.METHODS if name not in methods and
                  (name in functions or difflib.get_close_matches(name, own, 1, 0.7))}
         names.update(f'BPE.{name}' for name in methods | slips)
     return names
+
+
+def stub(function):
+    """Whether a def has no code yet, only pass, ... or a docstring: a part to type, not a slip."""
+    return all(isinstance(node, ast.Pass) or isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+               and (node.value.value is Ellipsis or isinstance(node.value.value, str)) for node in function.body)
 
 
 def read(path):
@@ -234,18 +244,24 @@ def copy_for_check(source, folder, lesson_text):
 def verdicts(typed, found, broken=None):
     """One answer for each rule: the child's, unless its part is not typed (todo) or a rule of an
     earlier part it calls has failed (not_checked, naming that part); a part Python could not
-    read fails (SYNTAX), and the parts after it are not checked (typed) or todo."""
-    answers, failed_parts = {}, set()
+    read fails (SYNTAX), and its rules and those of the parts typed after it are not checked;
+    a part not typed at all is todo."""
+    answers, failed_parts, todo_parts = {}, set(), set()
     for name, part in PART_OF.items():
-        if broken and part in broken[2]:  # typed, but Python stopped reading before it
+        if broken and (part == broken[0] or part in broken[2]):  # typed, but Python could not read it
             answers[name] = ['not_checked', [['not_checked_syntax', {'part': str(broken[0])}]]]
             continue
         if broken and part >= broken[0] or not rules.NEEDS[name] <= typed:
             answers[name] = ['todo', None]
+            todo_parts.add(part)
             continue
         before = sorted(p for p in rules.CALLS[name] & failed_parts if p < part)
         if before:
             answers[name] = ['not_checked', [['not_checked_part', {'part': str(before[0])}]]]
+            continue
+        untyped = sorted(p for p in rules.CALLS[name] & todo_parts if p < part)
+        if untyped:  # a part typed after one left out (def decode(self, ids): pass, say)
+            answers[name] = ['not_checked', [['not_checked_todo', {'part': str(untyped[0])}]]]
             continue
         answers[name] = found.get(name, ['todo', None])
         if answers[name][0] == 'failed':

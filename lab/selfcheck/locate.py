@@ -14,16 +14,16 @@ the smallest expression, is said too: `pair` here, `new_id` in the lesson.
 """
 import ast
 import contextlib
+import copy
 import functools
 import itertools
 import os
 import re
 import sys
-import warnings
 from pathlib import Path
 
 from lab.learner import keyboard
-from lab.selfcheck import repair
+from lab.selfcheck import mutations, repair
 from lab.selfcheck.compare import (
     ADDED,
     CHANGED,
@@ -101,6 +101,9 @@ class Difference:
         self.unit, self.rename, self.lesson_lines = unit, rename, lesson_lines
         self.line = (one or before).lineno
 
+    def key(self):
+        return self.what, self.line, self.unit
+
     def changes(self):
         """[(change, back)]: the ways of putting it back (repair.py), each with the lesson's names
         read as yours."""
@@ -109,10 +112,13 @@ class Difference:
 
 
 TRIALS = 24  # differences tried, one at a time: a unit in another style differs in a few lines
+MUTATIONS = 80  # one-token changes tried at most, in the lines that differ from the closest way
+WITNESSES = {}  # {source: the key of the difference whose trial made a rule hold}, tried first next
+TOKENS = {}  # {source: the Token whose trial made a rule hold}, to try it again
 PAIRS = 5  # of those that changed the rule's answer, tried two at a time: two slips at once
 
 
-def locate(source, ran=None, parts=None, reference=None, holds=None):
+def locate(source, ran=None, parts=None, reference=None, holds=None, raised=None, effort=True):
     """The slip, or None: {'what', 'line', 'yours', 'lesson', 'here', 'there', 'unit'} for the
     statement of source most likely wrong, among the units of parts (None: all; 'script': a lab,
     compared with reference). ran: the lines of source that ran while the rule failed (None: not
@@ -123,7 +129,10 @@ def locate(source, ran=None, parts=None, reference=None, holds=None):
     holds: a function that runs the rule that failed on a trial tree (repair.py) and gives its
     answer, ['passed', None] when it holds; None for the file as it is. With it, the slip is the
     difference whose trial makes the rule hold (two at once, when no one alone does); a
-    difference whose trial changes nothing the rule says is never named."""
+    difference whose trial changes nothing the rule says is never named. raised: the line an error
+    of your code was raised at (None: none was); unless a trial holds, no other line is named.
+    effort: whether to look for the slip (the first rule of a part that fails), or only to try
+    again the slip found for a rule before (a later rule, which most often fails for it too)."""
     script = parts == 'script'
     try:
         units_found = compared(source, reference if script else None)
@@ -142,12 +151,17 @@ def locate(source, ran=None, parts=None, reference=None, holds=None):
     if not candidates:
         return None
     if holds is not None:
-        found = tried(source, candidates, holds)
+        found = tried(source, candidates, holds, ran) if effort else again(source, candidates, holds)
         if found is not None:
             return slip_of(source, found)
-        candidates = [c for c in candidates if getattr(c, 'untried', False)]
-        if not candidates:
-            return None
+        # one that could not be tried, and is near the way's line (a class header, a moved line),
+        # may yet be named; a line added or left out in a way of your own is no slip by itself
+        candidates = [c for c in candidates if getattr(c, 'untried', False) and
+                      (c.what == MOVED or c.what == CHANGED and c.similar >= 0.6)]
+    if raised is not None:  # the error's own line says where: another, unproven, would mislead
+        candidates = [c for c in candidates if c.line == raised]
+    if not candidates:
+        return None
     best = candidates[0]
     guess = rank(best, ran)
     if guess[0] and (best.what != CHANGED or guess[2] > -0.6):  # nothing that ran differs: say nothing unsure
@@ -160,22 +174,58 @@ def rank(difference, ran):
     changed (before moved, missing, added), most like the lesson's, first in the file."""
     what, one, other, before = difference.what, difference.one, difference.other, difference.before
     line = difference.line
-    did_run = ran is None or line in ran or any(n in ran for n in span(one or before)) and (
+    header = what == CHANGED and isinstance(one.node, ast.FunctionDef)  # ran as the file was imported
+    did_run = ran is None or header or line in ran or any(n in ran for n in span(one or before)) and (
         what == MISSING or isinstance((one or before).node, ast.FunctionDef)) or renamed(one, other)
     return not did_run, [CHANGED, MOVED, MISSING, ADDED].index(what), -difference.similar, line
 
 
-def tried(source, candidates, holds):
-    """The difference whose trial makes the rule hold, or None; marks each difference that could
-    not be tried (.untried), and keeps those whose trial changed the rule's answer."""
+def tried(source, candidates, holds, ran=None, most=MUTATIONS):
+    """The difference (or Token) whose trial makes the rule hold, or None; marks each difference
+    that could not be tried (.untried). In this order: a name typed otherwise (a line that reads
+    a name nothing gives a value to, or gives one nothing reads: one end of the name is the
+    slip, and a line of the lesson's in your names would hide it), each difference put back as
+    the way writes it, two of them at once, then one token at a time in any line that ran."""
     failing = holds(None)
     if failing[0] == 'passed':  # the rule holds when run here again: nothing to find
         return None
+    words = words_of(failing)
+    found = one_token(source, candidates, holds, None, names_only=True) or \
+        put_back(source, candidates, holds, ran, failing) or \
+        one_token(source, candidates, holds, ran, words, most)
+    if found is not None:
+        WITNESSES[source] = found.key()
+    return found
+
+
+def again(source, candidates, holds):
+    """The slip found for a rule before, when its trial makes this rule hold too; else None."""
+    witness = WITNESSES.get(source)
+    if witness is None:
+        return None
+    found = next((c for c in candidates if c.key() == witness), None)
+    if found is not None:
+        trials = [repair.apply(source, [change]) for change in found.changes()]
+        return found if any(tree is not None and holds(tree)[0] == 'passed' for tree in trials) else None
+    token = TOKENS.get(source)
+    if token is not None and holds(token.trial)[0] == 'passed':
+        return token
+    return None
+
+
+def put_back(source, candidates, holds, ran, failing):
+    """The difference whose trial, put back as the way writes it, makes the rule hold (alone, or
+    with another whose trial changed what the rule says), or None. A line that did not run while
+    the rule failed is not tried: it cannot be what made the rule fail."""
+    witness = WITNESSES.get(source)  # the slip of the rule before: most often this rule's too
+    candidates = sorted(candidates, key=lambda d: d.key() != witness)
     changed = []
     for n, difference in enumerate(candidates):
-        made = [repair.apply(source, [change]) for change in difference.changes()] if n < TRIALS else []
+        idle = ran is not None and rank(difference, ran)[0] and difference.what != MISSING
+        made = [repair.apply(source, [change]) for change in difference.changes()] \
+            if n < TRIALS and not idle else []
         made = [tree for tree in made if tree is not None]
-        difference.untried = not made
+        difference.untried = not made and not idle
         for tree in made:
             answer = holds(tree)
             if answer[0] == 'passed':
@@ -191,9 +241,124 @@ def tried(source, candidates, holds):
     return None
 
 
+def words_of(answer):
+    """The words the lesson's answer has and yours lacks, in what a failed rule said (a line
+    printed, say: 'roundtrip' where yours printed only the vocab line): a line of yours that
+    holds one of them is tried first."""
+    if answer[0] != 'failed':
+        return set()
+    said = {key: ' '.join(map(str, fields.values())) for key, fields in answer[1]}
+    words = lambda text: set(re.findall(r'[A-Za-z_]{3,}', text))  # noqa: E731
+    want = words(' '.join(text for key, text in said.items() if key.startswith('lesson')))
+    return want - words(' '.join(text for key, text in said.items() if not key.startswith('lesson')))
+
+
+def one_token(source, candidates, holds, ran, words=(), most=MUTATIONS, names_only=False):
+    """The difference, or a Token, where one token changed makes the rule hold (mutations.py):
+    in the lines that ran of the units the candidates are in and differ from the closest way;
+    first the lines that hold a word of what the rule said
+    (names_only: only one end of a name typed otherwise renamed to the other, in any line)."""
+    tree = ast.parse(source)
+    units = {c.unit for c in candidates}
+    differing = [c.line for c in candidates if c.one is not None]
+    lines_of = source.splitlines()
+    tried, budget = 0, most
+    witness = WITNESSES.get(source, (None, None))[1]
+    for path, function, unit in functions(tree):
+        if unit not in units or not budget:
+            continue
+        span = range(first_line(function) if hasattr(function, 'decorator_list') else function.lineno,
+                     function.end_lineno + 1)
+        lines = [n for n in span if (ran is None or n in ran) and (n in differing or n == witness)]
+        lines.sort(key=lambda n: (n != witness, not any(word in lines_of[n - 1] for word in words),
+                                  n not in differing, n))
+        most = budget if unit != '__main__' else budget // 4  # a trial of it trains: ten times the cost
+        made_copies = mutations.renamed_copies(function, tree) if names_only else \
+            mutations.changed_copies(function, lines, tree)
+        held = []  # (line, copy, token) whose trial holds
+        for line, made, token in made_copies:
+            tried += 1
+            if tried > most or len(held) == RENAMES:
+                break
+            if holds((path, made))[0] == 'passed':
+                held.append((line, made, token))
+                if not names_only:
+                    break
+        if held:  # a name renamed at either end holds: the end the lesson's way names otherwise
+            line, made, token = min(held, key=lambda h: distance(tree, path, h[1], unit))
+            statement = statement_at(function, line)
+            found = next((c for c in candidates if c.what == CHANGED and c.line == statement.lineno), None)
+            if found is None:
+                found = TOKENS[source] = Token(line, unit, statement, token)
+                found.trial = (path, made)
+            return found
+        if tried > most:
+            return None
+    return None
+
+
+RENAMES = 4  # renames whose trial holds, of one name typed otherwise: its two ends, a few ways each
+
+
+def distance(tree, path, made, unit):
+    """How many lines of the unit differ from the closest way of writing it once the function at
+    path is made: of two trials that both hold, the one that leaves your file nearer the
+    lesson's undoes the slip (`count` renamed back, not the parameter renamed to the slip)."""
+    changed = copy.deepcopy(tree)
+    parent = changed
+    for step in path[:-1]:
+        parent = parent[step] if isinstance(step, int) else getattr(parent, step)
+    parent[path[-1]] = made
+    found = units(changed).get(unit)
+    if found is None or unit not in lesson_ways():
+        return 0
+    mine = items(found[0], main=unit == '__main__')
+    each = [differences(mine, theirs, found[1], local) for theirs, local, _ in lesson_ways()[unit]]
+    # then how many of your names are not the way's: a name renamed alike at both ends is no
+    # difference to compare.py, but the end that has the lesson's name is the one typed right
+    return min((len(lines), sum(x != y for x, y in rename.mapping.items())) for lines, rename in each)
+
+
+class Token:
+    """A line of yours, in a way of your own, where one token changed makes the rule hold."""
+    what = 'token'
+
+    def __init__(self, line, unit, statement, token):
+        self.line, self.unit, self.statement, self.token = line, unit, statement, token
+
+    def key(self):
+        return self.what, self.line, self.unit
+
+
+def functions(tree):
+    """(path, node, unit) for each function of the file and its __main__ block."""
+    for n, node in enumerate(tree.body):
+        if isinstance(node, ast.FunctionDef):
+            yield ('body', n), node, 'merge' if node.name == 'merge' else node.name
+        elif isinstance(node, ast.ClassDef):
+            for k, method in enumerate(node.body):
+                if isinstance(method, ast.FunctionDef):
+                    yield ('body', n, 'body', k), method, f'BPE.{method.name}'
+        elif isinstance(node, ast.If) and "id='__name__'" in ast.dump(node.test):
+            yield ('body', n), node, '__main__'
+
+
+def statement_at(function, line):
+    """The innermost statement of function whose lines hold line."""
+    return max((node for node in ast.walk(function) if isinstance(node, ast.stmt) and
+                node.lineno <= line <= (node.end_lineno or node.lineno) and
+                (node.body[0].lineno > line if getattr(node, 'body', None) and node is not function else True)),
+               key=lambda node: node.lineno)
+
+
 def slip_of(source, difference):
     """What the tutor says of a difference: its statement as typed (all its lines) and the
     lesson's, the line of yours that holds what differs, and what differs."""
+    if isinstance(difference, Token):
+        item = Item(difference.statement, 0, lambda r: '', difference.statement.lineno)  # as typed, whole
+        return {'what': 'token', 'line': difference.line, 'unit': difference.unit,
+                'part': UNITS.get(difference.unit, 7), 'yours': statement_text(source.splitlines(), item),
+                'lesson': '', 'here': difference.token}
     what, one, other, line = difference.what, difference.one, difference.other, difference.line
     if what == CHANGED and isinstance(one.node, ast.FunctionDef) and \
             decorators(one) != decorators(other):
@@ -236,13 +401,6 @@ def statement_end(item, most=None):
         parts = [getattr(node, field) for field in header if getattr(node, field, None) is not None]
         end = max([item.lineno, *(getattr(n, 'end_lineno', 0) or 0 for part in parts for n in ast.walk(part))])
     return min(end, most) if most else end
-
-
-def compiled_tree(tree):
-    """A trial tree (or source) compiled as Python compiles tokenizer.py, warnings left out."""
-    with warnings.catch_warnings():
-        warnings.simplefilter('ignore')
-        return compile(tree, 'tokenizer.py', 'exec', dont_inherit=True)
 
 
 def renamed(one, other):
@@ -324,6 +482,8 @@ def said(lines, slip):
         if slip['here'] != slip['there'] and max(len(slip['here']), len(slip['there'])) <= 40 and \
                 len(slip['here']) < len(slip['yours'].rstrip(':')) - 6:  # else the two lines say it
             shown.append(['slip_differs', {'here': slip['here'], 'there': slip['there']}])
+    elif slip['what'] == 'token':
+        shown.append(['slip_token', {'here': slip['here']}])
     elif slip['what'] == MISSING:
         shown = [['slip_missing', {'line': str(slip['line']), 'code': slip['lesson']}]]
     else:

@@ -98,7 +98,10 @@ def _owner_of(tree, owner):
 # Putting a line back --------------------------------------------------------------------------------
 
 def _yours(node, back, line):
-    """A copy of the way's node in your names, placed on your line."""
+    """A copy of the way's node (or list of nodes: a function's decorators) in your names, placed
+    on your line."""
+    if isinstance(node, list):
+        return [_yours(each, back, line) for each in node]
     node = copy.deepcopy(node)
     for inner in ast.walk(node):
         if isinstance(inner, ast.Name):

@@ -132,7 +132,7 @@ def said_lines(words, said, shown_file):
         if 'part' in fields:  # a part by its number and title
             fields = dict(fields, title=words[f'part.{fields["part"]}'])
         text = terminal.shown(render(words, key, {'file': shown_file, **fields}))
-        code = fields.get('code', '')
+        code = fields.get('code', '') if key.startswith('slip_') else ''  # a keyboard hint's code is U+...
         if '\n' in code or code and terminal.width(text) > 80 - 10:
             said_first = terminal.shown(render(words, key, {'file': shown_file, **fields, 'code': ''}).rstrip())
             lines.append(terminal.fill(said_first, ' ' * 10, ' ' * 12))

@@ -20,21 +20,20 @@ child's that left the group: nothing of it outlives the tutor.
 """
 import atexit
 import contextlib
-import io
 import json
 import os
 import signal
 import subprocess
 import sys
 import threading
-import types
 from pathlib import Path
 
 from lab.learner import catalogs, explain
 from lab.selfcheck import labs, locate, main_block, rules
+from lab.selfcheck import trial as trial_run
+from lab.selfcheck.trial import time_limit
 
 SECONDS = 2  # of CPU time for one rule: the lesson's code needs a few milliseconds on these texts
-WALL = 5  # a rule's limit by the clock, as a multiple of SECONDS: only a backstop, for code that sleeps
 MEMORY = 2 * 2**30  # bytes the child may use; the rules need a few dozen MB
 FILE_SIZE = 2**26  # bytes a file the child writes may have (data/tokenizer.json: a few KB)
 KEPT = 4096  # bytes of the child's stderr kept, for when it dies without an answer
@@ -254,7 +253,9 @@ def limit_resources():
 
 def run_job(folder, names, seconds=SECONDS):
     """(rule, answer) for each rule on the tokenizer.py in folder, in order, each given seconds
-    (the command line twice as many); a failed rule's answer names the slip where it finds one."""
+    (the command line twice as many), given as each is found; then, for a failed rule whose slip
+    is found, its answer again, naming the slip: every slip is looked for in one fork (slips()),
+    after all the rules, and an answer given is kept if the search runs out of the child's time."""
     os.chdir(folder)
     sys.modules.pop('tokenizer', None)
     sys.path[0] = folder  # as python3 tokenizer.py puts its own folder first
@@ -263,18 +264,50 @@ def run_job(folder, names, seconds=SECONDS):
     source = Path('tokenizer.py').read_text(encoding='utf-8', errors='replace')
     stuck = set()  # the parts whose code did not finish a rule: the rules that call them would wait too
     held, broke = set(), set()  # the parts with a rule that held, that did not
+    answers, wanted = [], []
     for name in names:
         if rules.CALLS[name] & stuck:
-            yield name, ['not_checked', [['not_checked_stuck', {}]]]
+            answers.append((name, ['not_checked', [['not_checked_stuck', {}]]]))
+            yield answers[-1]
             continue
         limit = seconds * (2 if name == rules.COMMAND_LINE else 1)
         settled = held - broke - {rules.PART_OF[name]}  # the earlier parts whose rules all hold
         answer, stopped = answer_for(name, folder, source, limit, settled)
         stuck |= set(rules.PARTS) if name == 'rule_imports' and answer[0] == 'failed' else stopped
-        if answer[0] == 'failed' and name not in rules.LABS:  # a lab names its own slip
-            answer[1] = locate.said(answer[1], slip_for(name, names, folder, source, limit, settled, stopped))
+        before = {p for p in rules.CALLS[name] & broke if p < rules.PART_OF[name]}  # then it is not checked
+        if answer[0] == 'failed' and name not in rules.LABS and not before:  # a lab names its own slip
+            wanted.append((len(answers), name, limit, settled, stopped, rules.PART_OF[name] not in broke))
         (held if answer[0] == 'passed' else broke).add(rules.PART_OF[name])
+        answers.append((name, answer))
         yield name, answer
+    for (at, name, *_), slip in zip(wanted, slips(wanted, answers, names, folder, source)):
+        if slip:
+            yield name, [answers[at][1][0], locate.said(answers[at][1][1], slip)]
+
+
+def slips(wanted, answers, names, folder, source):
+    """The slip behind each failed rule of wanted (or None), all looked for in one fork of the
+    child (trial.in_a_fork): the search runs changed copies of your code, and nothing they do
+    may reach the child."""
+    if not wanted:
+        return []
+    locate.compared(source)  # worked out here once, for the fork to have
+
+    def search():
+        found = []
+        for at, name, limit, settled, stopped, first in wanted:
+            try:
+                found.append(slip_for(name, names, folder, source, limit, settled, stopped,
+                                      raised_at(answers[at][1][1]), first))
+            except rules.TooLong:  # its search took too long: the rule's answer stands, the next is looked for
+                found.append(None)
+            except Exception:  # a file of a shape the finder did not foresee: the rule's answer stands
+                if os.environ.get('XSLM_TUTOR_RAISE'):  # for whoever works on the finder: its own error
+                    raise
+                found.append(None)
+        return found
+    found = trial_run.in_a_fork(search, SEARCH * len(wanted))
+    return found if isinstance(found, list) and len(found) == len(wanted) else [None] * len(wanted)
 
 
 def answer_for(name, folder, source, limit, settled, ran=None):
@@ -302,65 +335,34 @@ def answer_for(name, folder, source, limit, settled, ran=None):
         return ['failed', explain.explain(e, 'tokenizer.py', source, limit, settled)], stopped
 
 
-@contextlib.contextmanager
-def time_limit(seconds):
-    """TooLong when the code in the block has used seconds of CPU time (again and again, if your
-    code swallows it): CPU time, not the clock's, so that a busy machine changes no verdict."""
-    signal.setitimer(signal.ITIMER_PROF, seconds, seconds)
-    signal.setitimer(signal.ITIMER_REAL, seconds * WALL, seconds * WALL)  # a sleep uses no CPU time
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_PROF, 0)
-        signal.setitimer(signal.ITIMER_REAL, 0)
+def raised_at(lines):
+    """The line of tokenizer.py an error was raised at, from the lines explain() says, or None."""
+    return next((int(fields['line']) for key, fields in lines if key in ('at_line', 'at_line_only')), None)
 
 
-def slip_for(name, names, folder, source, limit, settled, stopped):
+def slip_for(name, names, folder, source, limit, settled, stopped, raised=None, first=True):
     """The slip behind a failed rule (locate.locate): the line of yours that, put back as the
     lesson writes it, makes the rule hold (tried on the rule, trial by trial, in this child),
     ranked by the lines that ran when the rule is run again, traced (run once untraced, a rule
-    that holds costs no tracing); for a rule that did not finish, the part where time ran out."""
+    that holds costs no tracing); for a rule that did not finish, the part where time ran out.
+    raised: the line an error of your code was raised at, which stands when no trial holds.
+    first: the first rule of its part to fail: its slip is looked for; a later rule of the part
+    is said to fail for the same slip when that slip's trial makes it hold too, else for none."""
     unsure = {rules.PART_OF[rule] for rule in rules.PART_OF if rule not in names}  # not all checked
     suspects = set(rules.PARTS) if name == 'rule_imports' else \
         ({rules.PART_OF[name]} | rules.CALLS[name]) - (settled - unsure)
-    trial = on_trial(name, source, min(limit, TRIAL))
-    if stopped:
-        return locate.locate(source, None, stopped, holds=trial)
-    ran = set()
-    answer_for(name, folder, source, limit, settled, ran)
-    return locate.locate(source, ran, suspects, holds=trial)
+    trial = trial_run.on_trial(name, source, min(limit, TRIAL))
+    ran = None
+    if not stopped:
+        ran = set()
+        answer_for(name, folder, source, limit, settled, ran)
+    with trial_run.time_limit(SEARCH):
+        return locate.locate(source, ran, stopped or suspects, holds=trial, raised=None if stopped else raised,
+                             effort=first)
 
 
-TRIAL = 0.3  # seconds of CPU time for the rule on one trial file: the lesson's code needs milliseconds
-
-
-def on_trial(name, source, seconds):
-    """A function that runs the rule name on a trial tree of your file (lab/selfcheck/repair.py),
-    or on the file itself for None, and gives the rule's answer: ['passed', None], ['failed',
-    lines], or ['raised', the error's name]. None for a rule with nothing of tokenizer.py to try."""
-    if name in rules.LABS or name == 'rule_imports':
-        return None
-
-    def holds(tree):
-        code = locate.compiled_tree(tree if tree is not None else source)
-        module = types.ModuleType('tokenizer')
-        module.__file__ = os.path.abspath('tokenizer.py')
-        kept = sys.modules.get('tokenizer')
-        try:
-            with time_limit(seconds), contextlib.redirect_stdout(io.StringIO()):
-                exec(code, module.__dict__)
-                sys.modules['tokenizer'] = module
-                if name == rules.COMMAND_LINE:
-                    return main_block.command_line(source, code)
-                rules.CHECKS[name]()
-                return ['passed', None]
-        except rules.Wrong as e:
-            return ['failed', e.args[0]]
-        except BaseException as e:  # the trial broke something else: not the slip
-            return ['raised', type(e).__name__]
-        finally:
-            sys.modules['tokenizer'] = kept
-    return holds
+TRIAL = 0.3  # seconds of CPU time for the rule on one trial of your file: the lesson's code needs milliseconds
+SEARCH = 3  # seconds of CPU time for the search of one slip, all its trials together
 
 
 def returned_in_a_loop(lines, part, source):
