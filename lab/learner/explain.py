@@ -53,6 +53,7 @@ def parts_by_line(source):
     """[(first line, part)] of the parts the source has, in the order of their lines."""
     starts, in_class = {}, False
     for number, line in enumerate(source.splitlines(), 1):
+        line = pasted.unpasted(line)  # a part pasted with >>> or line numbers is still typed
         code = line.split('#', 1)[0].rstrip()
         if not code:
             continue

@@ -41,6 +41,11 @@ def pasted(source, line):
     return None
 
 
+def unpasted(line):
+    """line without a prompt or a line number pasted before its code: what the learner meant."""
+    return re.sub(r'^(>>> ?|\.\.\. ?|\d+ ?)', '', line)
+
+
 def _printed(lines, n):
     """Whether line n looks like the terminal's, not code (a traceback's quoted code line too)."""
     text = lines[n - 1]

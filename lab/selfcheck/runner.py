@@ -36,6 +36,7 @@ from lab.selfcheck.trial import time_limit
 SECONDS = 2  # of CPU time for one rule: the lesson's code needs a few milliseconds on these texts
 MEMORY = 2 * 2**30  # bytes the child may use; the rules need a few dozen MB
 FILE_SIZE = 2**26  # bytes a file the child writes may have (data/tokenizer.json: a few KB)
+ANSWER = 2**16  # characters of one answer at most: the rules clip what they quote to a line
 KEPT = 4096  # bytes of the child's stderr kept, for when it dies without an answer
 ROOT = Path(__file__).resolve().parent.parent.parent
 LIVE = {}  # the process groups of the children running now, and their marks: killed when the tutor exits
@@ -217,7 +218,10 @@ def serve():
     signal.signal(signal.SIGALRM, time_is_up)  # and the clock's, WALL times as long, for code that sleeps
     for n, (folder, names) in enumerate(jobs):
         for name, answer in run_job(folder, names, seconds):
-            answers.write(json.dumps([n, name, answer]) + '\n')
+            line = json.dumps([n, name, answer])
+            if len(line) > ANSWER:  # values your code made grow without end: said, not sent
+                line = json.dumps([n, name, ['failed', [['could_not_finish', {'last': 'MemoryError'}]]]])
+            answers.write(line + '\n')
     answers.close()
     for below in descendants(os.getpid()):  # what your code started and left, adopted: it ends here
         try:
@@ -288,26 +292,24 @@ def run_job(folder, names, seconds=SECONDS):
 def slips(wanted, answers, names, folder, source):
     """The slip behind each failed rule of wanted (or None), all looked for in one fork of the
     child (trial.in_a_fork): the search runs changed copies of your code, and nothing they do
-    may reach the child."""
+    may reach the child; each slip is kept as it is found."""
     if not wanted:
         return []
     locate.compared(source)  # worked out here once, for the fork to have
 
     def search():
-        found = []
         for at, name, limit, settled, stopped, first in wanted:
             try:
-                found.append(slip_for(name, names, folder, source, limit, settled, stopped,
-                                      raised_at(answers[at][1][1]), first))
+                yield slip_for(name, names, folder, source, limit, settled, stopped,
+                               raised_at(answers[at][1][1]), first)
             except rules.TooLong:  # its search took too long: the rule's answer stands, the next is looked for
-                found.append(None)
+                yield None
             except Exception:  # a file of a shape the finder did not foresee: the rule's answer stands
                 if os.environ.get('XSLM_TUTOR_RAISE'):  # for whoever works on the finder: its own error
                     raise
-                found.append(None)
-        return found
+                yield None
     found = trial_run.in_a_fork(search, SEARCH * len(wanted))
-    return found if isinstance(found, list) and len(found) == len(wanted) else [None] * len(wanted)
+    return found + [None] * (len(wanted) - len(found))
 
 
 def answer_for(name, folder, source, limit, settled, ran=None):

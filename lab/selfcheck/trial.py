@@ -107,33 +107,37 @@ def on_trial(name, source, seconds):
 
 
 def in_a_fork(work, seconds):
-    """work() run in a fork of this process, in a folder of its own (trials/, beside the child's,
-    with the lesson's settings.json and data/train.txt), bounded by seconds of CPU time (and WALL
-    times as long by the clock): what it returns, through JSON, or None when it did not finish.
+    """What the generator work() yields, run in a fork of this process, in a folder of its own
+    (trials/, beside the child's, with the lesson's settings.json and data/train.txt), bounded by
+    seconds of CPU time (and WALL times as long by the clock): a list of what it gave, through
+    JSON, one line each as it comes, so that work that runs out of time keeps what it found.
     Where there is no fork, here, under the same limit."""
     folder = scratch_folder()
+    found = []
     if not hasattr(os, 'fork'):
         try:
             with time_limit(seconds):
-                return work()
+                found.extend(work())
         except rules.TooLong:
-            return None
+            pass
+        return found
     read, write = os.pipe()
     pid = os.fork()
-    if pid == 0:  # the fork: its answer on the pipe, then gone, whatever a trial did
+    if pid == 0:  # the fork: its answers on the pipe, then gone, whatever a trial did
         try:
             os.close(read)
             os.chdir(folder)
             with time_limit(seconds):
-                said = json.dumps(work()).encode('utf-8')
-            os.write(write, said if len(said) <= PIPE else b'null')
+                for each in work():
+                    said = json.dumps(each).encode('utf-8')
+                    os.write(write, (said if len(said) < PIPE else b'null') + b'\n')
         finally:
             os._exit(0)
     os.close(write)
     said = b''
     try:
         deadline = time.monotonic() + seconds * WALL + 1
-        while len(said) <= PIPE and select.select([read], [], [], max(deadline - time.monotonic(), 0))[0]:
+        while len(said) <= PIPE * 64 and select.select([read], [], [], max(deadline - time.monotonic(), 0))[0]:
             chunk = os.read(read, PIPE)
             if not chunk:
                 break
@@ -145,10 +149,12 @@ def in_a_fork(work, seconds):
         except ProcessLookupError:
             pass
         os.waitpid(pid, 0)
-    try:
-        return json.loads(said)
-    except ValueError:
-        return None
+    for line in said.split(b'\n')[:-1]:  # the last is cut, or empty
+        try:
+            found.append(json.loads(line))
+        except ValueError:
+            break
+    return found
 
 
 def scratch_folder():
