@@ -7,7 +7,9 @@ labs stand on the same floor.
 """
 import ast
 import json
+import tempfile
 import unittest
+from pathlib import Path
 
 from tests.project import ROOT, copy_project, run, use_lesson_files
 
@@ -46,11 +48,17 @@ def module_file(name):
     return None
 
 
-def imports(path):
+def imports(path, root=ROOT):
     """The project's files path imports, anywhere in it (at the top or inside a function)."""
-    package = path.relative_to(ROOT).parent.parts
+    package = path.relative_to(root).parent.parts
     found = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding='utf-8'))):
+    try:  # utf-8-sig: the learner's file saved by Notepad begins with a byte order mark
+        tree = ast.parse(path.read_text(encoding='utf-8-sig'))
+    except SyntaxError:  # the learner's file, half typed: the tutor says so, not the house
+        if path != root / 'tokenizer.py':
+            raise
+        return found
+    for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             names = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -86,6 +94,15 @@ class LayersTest(unittest.TestCase):
                     todo += graph.get(path, ())
             with self.subTest(str(start.relative_to(ROOT))):
                 self.assertNotIn(start, seen)
+
+    def test_a_learners_file_saved_by_notepad_or_half_typed_is_read_without_an_error(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            root = Path(tmp)
+            lesson = (ROOT / 'lab' / 'selfcheck' / 'lesson' / 'tokenizer.py').read_text(encoding='utf-8')
+            (root / 'tokenizer.py').write_bytes(b'\xef\xbb\xbf' + lesson.replace('\n', '\r\n').encode('utf-8'))
+            self.assertEqual(imports(root / 'tokenizer.py', root), set())  # the standard library only
+            (root / 'tokenizer.py').write_text('def merge(ids, pair, new_id):\n    result, i = [],', encoding='utf-8')
+            self.assertEqual(imports(root / 'tokenizer.py', root), set())
 
     def test_the_layers_are_the_ones_contributing_md_states(self):
         said = (ROOT / 'CONTRIBUTING.md').read_text(encoding='utf-8')

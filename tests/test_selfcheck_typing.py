@@ -1,11 +1,16 @@
 """The tutor reads a file in any state of typing: code typed in the wrong place, a line indented
 less than its neighbours, a body not typed yet, what a terminal or a web page pasted along
-with the code, two slips at once. Each is named with its line and what to do about it.
+with the code, two slips at once; and the files around it: tokenizer.py saved under another
+name, a settings.json python3 tokenizer.py cannot read, a lab that prints more than the
+lesson's. Each is named with its line, or its file, and what to do about it.
 
 The files here are checked in one batch (check.check_many), begun as the tests are loaded."""
+import os
+import tempfile
 import unittest
+from pathlib import Path
 
-from lab.selfcheck import check, rules
+from lab.selfcheck import check, labs, rules
 from tests.project import LESSON_FILES, started
 
 LESSON = (LESSON_FILES / 'tokenizer.py').read_text(encoding='utf-8')
@@ -132,6 +137,56 @@ class SlipsTest(unittest.TestCase):
         self.assertTrue(said['slip_line']['code'].startswith('pairs = Counter('))
         self.assertIn("'/n' not in", said['slip_line']['code'])
         self.assertEqual(said['slip_differs'], {'here': "'/n'", 'there': "'\\n'"})
+
+
+class FilesAroundTest(unittest.TestCase):
+    def setUp(self):
+        tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(tmp.cleanup)
+        self.root = Path(tmp.name)
+        (self.root / 'lab').mkdir()
+        (self.root / 'data').mkdir()
+        (self.root / 'data' / 'tokenizer.json').write_text('{}', encoding='utf-8')  # no tokenizer.py
+        here = os.getcwd()
+        os.chdir(self.root)
+        self.addCleanup(os.chdir, here)
+
+    def misplaced(self, saved_as):
+        (self.root / saved_as).write_text(LESSON, encoding='utf-8')
+        with self.assertRaises(check.Unreadable) as said:
+            check.read('tokenizer.py')
+        return said.exception.args[0]
+
+    def test_tokenizer_py_saved_as_text_is_named_with_the_mv_that_fixes_it(self):
+        self.assertEqual(self.misplaced('tokenizer.py.txt'), ['file_misplaced', {
+            'file': 'tokenizer.py', 'found': 'tokenizer.py.txt', 'command': 'mv tokenizer.py.txt tokenizer.py'}])
+
+    def test_tokenizer_py_saved_in_lab_is_named_with_the_mv_that_fixes_it(self):
+        self.assertEqual(self.misplaced('lab/tokenizer.py')[1]['command'], 'mv lab/tokenizer.py tokenizer.py')
+
+    def test_no_tokenizer_py_anywhere_is_said_as_missing(self):
+        with self.assertRaises(check.Unreadable) as said:
+            check.read('tokenizer.py')
+        self.assertEqual(said.exception.args[0][0], 'file_missing')  # data/tokenizer.json is no tokenizer.py
+
+    def test_settings_json_that_is_not_json_is_named_with_its_line_and_column(self):
+        (self.root / 'settings.json').write_text('{\n  "merges": 12,\n}\n', encoding='utf-8')
+        self.assertEqual(check.settings_said(self.root / 'settings.json'),
+                         ['settings_json', {'line': '3', 'column': '1', 'text': 'json.key'}])
+
+    def test_settings_json_without_a_whole_number_of_merges_is_said(self):
+        for written in ['{"merges": "12"}', '{"merge": 12}', '[12]', '{"merges": -1}']:
+            with self.subTest(written):
+                (self.root / 'settings.json').write_text(written, encoding='utf-8')
+                self.assertEqual(check.settings_said(self.root / 'settings.json'), ['settings_merges', {}])
+        (self.root / 'settings.json').write_text('{"merges": 12}', encoding='utf-8')
+        self.assertIsNone(check.settings_said(self.root / 'settings.json'))
+
+    def test_a_labs_line_is_numbered_as_its_own_output_is(self):
+        got = ['my trace', '========', 'start: l|o|w 4', "'l' + 'o' -> lo|w 2"]
+        want = ['start: l|o|w 3', "'l' + 'o' -> lo|w 2"]
+        said = dict(labs.differs('bpe_trace', got, want)[:2])
+        self.assertEqual(said['lab_line'], {'n': '3', 'got': repr('start: l|o|w 4')})
 
 
 if __name__ == '__main__':

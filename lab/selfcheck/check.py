@@ -15,7 +15,9 @@ get their rules, that part fails with the SyntaxError, the parts typed after it 
 import ast
 import concurrent.futures
 import difflib
+import json
 import os
+import shlex
 import tempfile
 import warnings
 from pathlib import Path
@@ -83,8 +85,15 @@ def read(path):
             raise Unreadable(['file_not_regular', {'file': str(path)}])
     except IsADirectoryError:
         raise Unreadable(['file_folder', {'file': str(path)}]) from None
+    except FileNotFoundError as e:
+        found = labs.misplaced(Path(path).parent, Path(path).stem, Path(path)) if Path(path).parent.is_dir() else None
+        if found is not None:  # saved as tokenizer.py.txt, or in lab/: the file is there, by another name
+            shown = os.path.relpath(found)
+            raise Unreadable(['file_misplaced', {'file': str(path), 'found': shown,
+                                                 'command': f'mv {shlex.quote(shown)} {shlex.quote(str(path))}'}])
+        raise Unreadable(['file_missing', {'file': str(path), 'why': e.strerror or str(e)}]) from None
     except OSError as e:
-        raise Unreadable(['file_missing' if isinstance(e, FileNotFoundError) else 'file_unreadable',
+        raise Unreadable(['file_unreadable',
                           {'file': str(path), 'why': e.strerror or str(e)}]) from None
     if len(data) > TYPED_LIMIT:
         raise Unreadable(['file_too_large', {'file': str(path), 'most': f'{TYPED_LIMIT:,}'}])
@@ -150,7 +159,36 @@ def check(path, lesson_text=None):
         raise Unreadable(['file_too_deep', {'file': str(path)}]) from None
     root = Path(path).resolve().parent
     typed_labs = labs.find(root) if (root / 'lab').is_dir() else None  # None: no labs to check here
-    return check_many([checked], lesson_text, [broken], typed_labs=[typed_labs])[0]
+    answers = check_many([checked], lesson_text, [broken], typed_labs=[typed_labs])[0]
+    wrong = settings_said(root / 'settings.json')
+    if wrong and answers.get(rules.COMMAND_LINE, [''])[0] == 'passed':  # the rules ran on the lesson's
+        answers[rules.COMMAND_LINE] = ['failed', [wrong, ['look', {'where': 'look.settings'}]]]
+    return answers
+
+
+# what Python's json says, said in the learner's words (a trailing comma, 'single quotes')
+JSON_SAYS = {'Expecting property name enclosed in double quotes': 'json.key',
+             'Expecting value': 'json.value', "Expecting ',' delimiter": 'json.comma',
+             "Expecting ':' delimiter": 'json.colon', 'Extra data': 'json.extra',
+             'Unterminated string starting at': 'json.string'}
+
+
+def settings_said(path):
+    """What is wrong with your settings.json, as python3 tokenizer.py would stop on it, or None.
+    The rules run on the lesson's settings: yours are read here, as the lesson's file reads them."""
+    try:
+        settings = json.loads(path.read_text(encoding='utf-8'))
+    except FileNotFoundError:
+        return ['settings_missing', {}]
+    except json.JSONDecodeError as e:
+        why = JSON_SAYS.get(e.msg, 'json.other')
+        return ['settings_json', {'line': str(e.lineno), 'column': str(e.colno), 'text': why}]
+    except (OSError, ValueError):  # not UTF-8, not a file
+        return ['settings_json', {'line': '1', 'column': '1', 'text': 'json.other'}]
+    merges = settings.get('merges') if isinstance(settings, dict) else None
+    if type(merges) is not int or merges < 0:  # a str "12" trains as range("12"): a TypeError
+        return ['settings_merges', {}]
+    return None
 
 
 def lesson():

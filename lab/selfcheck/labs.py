@@ -52,9 +52,12 @@ def read(path):
         return ''
 
 
-def misplaced(root, name):
-    """A file near root that looks like the lab name typed elsewhere: bpe-trace.py,
-    Bpe_Trace.py, bpe_trace.txt, bpe_trace.py.txt, beside tokenizer.py or one folder down."""
+def misplaced(root, name, right=None):
+    """A file near root that looks like name typed elsewhere, other than right (the path it
+    belongs at, lab/NAME.py by default): bpe-trace.py, Bpe_Trace.py, bpe_trace.txt,
+    bpe_trace.py.txt, beside tokenizer.py or one folder down. A file of another kind
+    (data/tokenizer.json, a .pyc) is none."""
+    right = right or root / 'lab' / f'{name}.py'
     wanted = name.replace('_', '')
     for folder in [root / 'lab', root, *sorted(p for p in root.iterdir() if p.is_dir() and p.name != 'lab')]:
         try:
@@ -62,8 +65,8 @@ def misplaced(root, name):
         except OSError:
             continue
         for path in files:
-            stem = path.name.split('.')[0]
-            if re.sub(r'[-_ ]', '', stem).lower() == wanted and path != root / 'lab' / f'{name}.py':
+            stem, *kinds = path.name.split('.')
+            if re.sub(r'[-_ ]', '', stem).lower() == wanted and set(kinds) <= {'py', 'txt'} and path != right:
                 return path
     return None
 
@@ -158,14 +161,16 @@ def differs(name, got, want):
     """None when the lesson's lines are all among what the lab printed, in order (a debug print
     of yours in between is fine); else the lines that say the first of the lesson's missing."""
     at = 0
-    for n, line in enumerate(want):
+    for line in want:
+        start = at  # the lines after the last that matched: where this one was looked for
         # as measures.has_lines: after a print('.', end='')
         while at < len(got) and not got[at].endswith(line):
             at += 1
         if at == len(got):
-            close = difflib.get_close_matches(line, got, 1, 0.0)
+            close = difflib.get_close_matches(line, got[start:], 1, 0.0)
             yours = close[0] if close else ''
-            return [['lab_line', {'n': str(n + 1), 'got': repr(yours[:70]) if yours else '-'}],
+            n = got.index(yours, start) + 1 if close else start + 1  # the line of your lab's output
+            return [['lab_line', {'n': str(n), 'got': repr(yours[:70]) if yours else '-'}],
                     ['lab_lesson', {'want': repr(line[:70])}], ['look', {'where': 'look.lab', 'lab': name}]]
         at += 1
     return None
