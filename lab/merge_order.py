@@ -64,7 +64,7 @@ def main():
     parser.add_argument('--seed', type=int, default=0, metavar='N',
                         help='seed of the shuffle (default: %(default)s)')
     args = parser.parse_args()
-    tok = kinds.load_lesson(args.tokenizer)  # first: a missing file is one line, and nothing before it
+    tok = kinds.load_lesson(args.tokenizer, BPE)  # first: a missing file is one line, and nothing before it
     text = reading.read_text(args.file)
     print('rules learned: 1) e r  2) w e   on: l o w e r _')
     print('  1 then 2:', apply(['e r', 'w e']))

@@ -17,6 +17,7 @@ if not __package__:  # run as python3 lab/unknown.py: then tokenizer cannot be i
 from lab import kinds
 from lab.contract import lessons
 from lab.plumbing import cli, terminal
+from tokenizer import BPE
 
 WORDS = ['cat', 'Cat', '안녕', '😀']
 
@@ -27,7 +28,7 @@ def main():
                         help='words to look at (default: cat Cat 안녕 😀)')
     cli.add_tokenizer(parser, 'a saved tokenizer')
     args = parser.parse_args()
-    tok = kinds.load_lesson(args.tokenizer)
+    tok = kinds.load_lesson(args.tokenizer, BPE)  # the BPE you typed, rebuilt from the file
     for word in args.words or WORDS:
         # surrogateescape: a word from the command line may hold bytes that are not UTF-8
         ids, data = lessons.encoded(tok, word), list(word.encode('utf-8', 'surrogateescape'))

@@ -146,10 +146,10 @@ class LearnerBugSeenFromALabTest(unittest.TestCase):
             return inside(self.root, name, *args)
 
     def test_an_error_raised_in_tokenizer_py_is_said_as_the_tutor_says_it_with_its_line(self):
-        # labs of ours only: the lesson's own three may be the learner's, typed without these lines
-        for old, new, lab, said in [('enumerate(vocab)', 'enumerate(vocabs)', 'check', "name 'vocabs'"),
-                                    ("''.join(self.vocab[i]", "''.join(self.vocabb[i]", 'audit', 'vocabb')]:
-            with self.subTest(lab):
+        # labs of ours that show the learner's BPE: the lesson's own three may be the learner's
+        for old, new, lab, said in [('enumerate(vocab)', 'enumerate(vocabs)', 'unknown', "name 'vocabs'"),
+                                    ('self.chars.get(c, 0)', 'self.charz.get(c, 0)', 'unknown', 'charz')]:
+            with self.subTest(new):
                 done = self.lab_with(old, new, lab)
                 line = next(n for n, text in enumerate(self.lesson.splitlines(), 1) if old in text)
                 self.assertEqual(done.returncode, 1)
@@ -179,17 +179,24 @@ class LearnerBugSeenFromALabTest(unittest.TestCase):
 
     def test_a_bpe_that_keeps_no_chars_is_said_with_the_tutor_not_a_traceback_in_a_lab(self):
         self.typed_with('        self.chars = {', '        self.char = {')
-        done = self.lab('show')
+        done = self.lab('unknown')
         self.assertEqual(done.returncode, 1)
         self.assertEqual(done.stderr.splitlines(), [  # tokenizer.py's to mend, not the file's
-            'lab.show: BPE in tokenizer.py keeps no self.chars (dict)',
-            'lab.show: python3 -m lab.selfcheck checks tokenizer.py rule by rule'])
+            'lab.unknown: BPE in tokenizer.py keeps no self.chars (dict)',
+            'lab.unknown: python3 -m lab.selfcheck checks tokenizer.py rule by rule'])
+
+    def test_the_librarys_labs_use_their_own_bpe_whatever_tokenizer_py_holds(self):
+        self.typed_with("        self.vocab, self.merges = vocab, merges\n",
+                        "        self.vocab, self.merges = vocab, merges\n        raise ValueError('no merges today')\n")
+        for lab in ['check', 'audit', 'show']:
+            with self.subTest(lab):
+                self.assertEqual(self.lab(lab).returncode, 0)
 
     def test_an_error_tokenizer_py_raises_is_not_blamed_on_the_file_being_loaded(self):
         self.typed_with("        self.vocab, self.merges = vocab, merges\n",
                         "        self.vocab, self.merges = vocab, merges\n        raise ValueError('no merges today')\n")
-        done = self.lab('show')
-        self.assertEqual((done.returncode, done.stderr), (1, 'lab.show: no merges today\n'))
+        done = self.lab('unknown')
+        self.assertEqual((done.returncode, done.stderr), (1, 'lab.unknown: no merges today\n'))
 
     def test_an_error_in_a_lab_itself_is_not_blamed_on_tokenizer_py(self):
         def lab_code():

@@ -83,6 +83,12 @@ class LayersTest(unittest.TestCase):
                 with self.subTest(f'{path.relative_to(ROOT)} imports {imported.relative_to(ROOT)}'):
                     self.assertLessEqual(layer_of(imported), layer_of(path), LAYERS[layer_of(imported)][0])
 
+    def test_the_library_never_imports_the_learners_file(self):
+        library = [path for path in project_files() if 2 <= layer_of(path) <= 6]  # learner to kinds
+        self.assertTrue(library)
+        self.assertEqual([path.relative_to(ROOT).as_posix() for path in library
+                          if ROOT / 'tokenizer.py' in imports(path)], [])
+
     def test_no_imports_run_in_a_circle(self):
         graph = {path: imports(path) for path in project_files()}
         for start in graph:

@@ -1,11 +1,46 @@
-"""The lesson's BPE, the class the learner typed, as the labs and the engine use it: rebuilt from
-a vocabulary and merges (lesson_bpe), its base vocabulary, its encode and state checked, and
-what it does not know in a text counted."""
+"""The lesson's BPE, as the library has it: its own copy of the lesson's merge and BPE (the
+kinds and the engine build on it, whatever state the learner's tokenizer.py is in), the
+learner's BPE rebuilt for the labs that show it (learners_bpe), its base vocabulary, its
+encode and state checked, and what it does not know in a text counted."""
 from collections import Counter
 
 from lab.contract import checks
 from lab.learner import errors
 from lab.plumbing import locations, terminal
+
+
+def merge(ids, pair, new_id):
+    """The lesson's merge: each pair in ids, left to right, replaced by new_id."""
+    result, i = [], 0
+    while i < len(ids):
+        if tuple(ids[i:i + 2]) == tuple(pair):
+            result.append(new_id)
+            i += 2
+        else:
+            result.append(ids[i])
+            i += 1
+    return result
+
+
+class BPE:
+    """The lesson's BPE rebuilt from a vocabulary and merges (training is the engine's:
+    lab/fast): the library's own, the same code as the lesson's tokenizer.py."""
+
+    def __init__(self, vocab, merges):
+        self.vocab, self.merges = vocab, merges
+        self.chars = {c: i for i, c in enumerate(vocab) if len(c) == 1}
+
+    def encode(self, text):
+        ids = [self.chars.get(c, 0) for c in text]
+        for pair, new_id in self.merges:
+            ids = merge(ids, pair, new_id)
+        return ids
+
+    def decode(self, ids):
+        return ''.join(self.vocab[i] for i in ids)
+
+    def state(self):
+        return {'vocab': self.vocab, 'merges': self.merges}
 
 
 def base_vocabulary(text):
@@ -15,11 +50,15 @@ def base_vocabulary(text):
 
 
 def lesson_bpe(vocab, merges):
-    """tokenizer.BPE(vocab, merges), the class the learner typed, refused in one line that points
-    to the tutor when it does not keep what the lesson's keeps (vocab, merges, chars): the labs
-    build on it, and would otherwise fail later, inside their own code."""
-    from tokenizer import BPE  # here, not above: lab.selfcheck runs when tokenizer.py cannot be imported
-    tok = BPE(vocab, merges)
+    """The lesson's BPE(vocab, merges), the library's own copy."""
+    return BPE(vocab, merges)
+
+
+def learners_bpe(bpe, vocab, merges):
+    """bpe(vocab, merges) of the class the learner typed (tokenizer.BPE), for a lab that shows
+    it; refused in one line that points to the tutor when it does not keep what the lesson's
+    keeps (vocab, merges, chars): the lab would otherwise fail later, inside its own code."""
+    tok = bpe(vocab, merges)
     for name, kind in [('vocab', list), ('merges', list), ('chars', dict)]:
         if not isinstance(getattr(tok, name, None), kind):
             raise errors.NotTheLessons(f'BPE in tokenizer.py keeps no self.{name} ({kind.__name__}): '

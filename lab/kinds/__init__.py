@@ -42,7 +42,7 @@ import os
 from array import array
 from collections import Counter
 
-from lab.contract import checks
+from lab.contract import checks, lessons
 from lab.fast import encoding
 from lab.kinds import special
 from lab.kinds.byte import ByteBPE
@@ -116,13 +116,14 @@ def load(path=locations.SAVED):
         raise ValueError(f'{path} ({kind} tokenizer): {e}') from None
 
 
-def load_lesson(path=locations.SAVED):
+def load_lesson(path=locations.SAVED, bpe=None):
     """The lesson's BPE rebuilt from a saved tokenizer.json, for the labs whose idea is the
-    lesson's alone; ValueError names the file and its first problem, or its other kind."""
+    lesson's alone: of the class bpe (the learner's tokenizer.BPE, for a lab that shows it), else
+    the library's own; ValueError names the file and its first problem, or its other kind."""
     tok = load(path)
     if tok.kind != 'char':
         raise ValueError(f"{path}: a {tok.kind} tokenizer, not the lesson's")
-    return tok.lesson
+    return lessons.learners_bpe(bpe, tok.vocab, tok.merges) if bpe else tok.lesson
 
 
 def is_tokenizer_file(path, kind=None):
