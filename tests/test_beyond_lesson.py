@@ -20,12 +20,13 @@ import unittest
 from pathlib import Path
 from unittest import mock
 
-import tokenizer
 from lab.selfcheck import check
-from tests import test_toolkit
+from tests import gate, test_toolkit
 from tests.project import (
     LESSON_FILES,
+    ROOT,
     TEXT,
+    as_a_terminal_starts_it,
     copy_project,
     inside,
     kill_while_writing,
@@ -34,13 +35,17 @@ from tests.project import (
     script_inside,
     tokenizer_inside,
 )
-from tokenizer import BPE
+
+tokenizer = BPE = None  # this project's own, once setUpModule finds it in place
 
 
 def setUpModule():
+    global tokenizer, BPE
     if not ours():
         raise unittest.SkipTest("what only this project's tokenizer.py and lesson labs do: the ones here "
                                 'were typed from the lesson')
+    tokenizer = gate.learners(7)
+    BPE = tokenizer.BPE
 
 
 class CommandLineErrorTest(unittest.TestCase):
@@ -295,7 +300,8 @@ class SaveTest(unittest.TestCase):
         (root / 'data' / 'tokenizer.json').write_text('{"old": true}\n')
         process = subprocess.Popen([sys.executable, 'tokenizer.py'], cwd=root, text=True,
                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                   env={**os.environ, 'PYTHONUNBUFFERED': '1'})
+                                   env={**os.environ, 'PYTHONUNBUFFERED': '1'},
+                                   preexec_fn=as_a_terminal_starts_it)
         self.addCleanup(lambda: process.poll() is None and process.kill())  # not left training for minutes
         self.assertIn('s to train', process.stdout.readline())  # said as it begins to train
         process.send_signal(signal.SIGINT)
@@ -364,7 +370,7 @@ def without_checks(source):
     return ''.join(line for n, line in enumerate(source.splitlines(keepends=True), 1) if n not in marked)
 
 
-OURS = Path(tokenizer.__file__).read_text(encoding='utf-8')
+OURS = (ROOT / 'tokenizer.py').read_text(encoding='utf-8')
 STARTS = ['def merge', 'class BPE:', '    @classmethod', '    def encode', '    def decode', 'HERE = ']
 
 

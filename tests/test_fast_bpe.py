@@ -21,9 +21,19 @@ from lab import fast, fast_bpe, kinds
 from lab.fast import encoding, letters, training
 from lab.kinds import CharBPE
 from lab.plumbing.measures import has_lines
-from tests.project import ROOT, TEXT, copy_project, inside, run, still_alive
+from tests.project import (
+    LESSON_MODULE,
+    ROOT,
+    TEXT,
+    as_a_terminal_starts_it,
+    copy_project,
+    inside,
+    run,
+    still_alive,
+)
 from tests.test_fuzz import fuzz_texts
-from tokenizer import BPE
+
+BPE = LESSON_MODULE.BPE  # the lesson's own, which the library is held to
 
 
 class SameResultTest(unittest.TestCase):
@@ -298,7 +308,8 @@ class WorkerLifeTest(unittest.TestCase):
                 'from tests.test_fast_bpe import stand_by, wait_long; '
                 'cli.run(lambda: encoding.in_processes(stand_by, sys.argv[1], wait_long, ["a", "b"], 2))')
         process = subprocess.Popen([sys.executable, '-c', code, self.folder], cwd=ROOT, text=True,
-                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+                                   preexec_fn=as_a_terminal_starts_it)
         self.addCleanup(lambda: process.poll() is None and os.killpg(process.pid, signal.SIGKILL))
         return process, workers_at_work(self.folder, 2)
 

@@ -23,9 +23,10 @@ from lab.kinds.patterns import PIECE_PATTERNS, compiled
 from lab.kinds.word import END
 from lab.plumbing.reading import MEMORY_PER_TEXT_BYTE
 from tests import gate
-from tests.project import MIXED, ROOT, TEXT, started
+from tests.project import LESSON_MODULE, MIXED, ROOT, TEXT, started
 from tests.test_fuzz import fuzz_texts
-from tokenizer import BPE, merge
+
+BPE, merge = LESSON_MODULE.BPE, LESSON_MODULE.merge  # the lesson's own, which the library is held to
 
 SHAPED = {'lesson': BPE, **KINDS}  # the learner's BPE is a kind like the others
 UNSEEN = 'Cat 안녕 😀 Zebra\t<x>\n\n'  # characters the training texts below mostly lack

@@ -8,8 +8,9 @@ import unittest
 from lab import audit, kinds
 from lab.kinds import KINDS, ByteBPE, CharBPE, SpecialBPE
 from lab.plumbing import measures, terminal
-from tests.project import MIXED, TEXT, copy_project, run_inside
-from tokenizer import BPE
+from tests.project import LESSON_MODULE, MIXED, TEXT, copy_project, run_inside
+
+BPE = LESSON_MODULE.BPE  # the lesson's own, which the library is held to
 
 # The labs that take --tokenizer, with what each is given besides it; and the two whose idea
 # is the lesson's tokenizer alone.

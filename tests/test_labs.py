@@ -1,6 +1,8 @@
 """The labs' key claims, and that each lab runs on the defaults and on a file of ours."""
 import argparse
 import contextlib
+import functools
+import importlib
 import io
 import json
 import os
@@ -21,17 +23,17 @@ from lab import (
     compression,
     fast,
     kinds,
-    merge_order,
     normalize,
     prepare,
     show,
     special,
-    vocab_curve,
 )
 from lab.kinds import KINDS, ByteBPE, SpecialBPE
 from lab.learner import errors
 from lab.plumbing import cli, measures, processes, terminal
+from tests import gate
 from tests.project import (
+    LESSON_MODULE,
     MIXED,
     READS_TEXT,
     ROOT,
@@ -40,11 +42,11 @@ from tests.project import (
     inside,
     run,
     run_inside,
-    started,
     still_alive,
     trained,
 )
-from tokenizer import BPE
+
+BPE = LESSON_MODULE.BPE  # the lesson's own, which the library is held to
 
 
 def measure_with_a_printing_tokenizer():
@@ -63,25 +65,30 @@ def measure_with_a_printing_tokenizer():
 
 # lab.speed's run waits on six processes: begun as the tests are loaded, it runs on the other
 # core while the tests before it do
-MEASURED = started(measure_with_a_printing_tokenizer)
+measured = functools.lru_cache(maxsize=None)(measure_with_a_printing_tokenizer)  # once, when first asked
 
 
 class MergeOrderTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        gate.learners(3)  # the lab shows the learner's merge and BPE: used once the tutor finds they hold
+        cls.lab = importlib.import_module('lab.merge_order')
+
     def test_e_r_then_w_e_gives_er(self):
-        self.assertEqual(merge_order.apply(['e r', 'w e']), 'l o w er _')
+        self.assertEqual(self.lab.apply(['e r', 'w e']), 'l o w er _')
 
     def test_w_e_then_e_r_gives_we(self):
-        self.assertEqual(merge_order.apply(['w e', 'e r']), 'l o we r _')
+        self.assertEqual(self.lab.apply(['w e', 'e r']), 'l o we r _')
 
     def test_shuffled_merges_change_the_ids_of_the_default_data(self):
         tok = BPE.train(TEXT, 12)
-        self.assertNotEqual(merge_order.shuffled(tok, 0).encode(TEXT), tok.encode(TEXT))
+        self.assertNotEqual(self.lab.shuffled(tok, 0).encode(TEXT), tok.encode(TEXT))
 
     def test_the_engine_cut_at_newlines_gives_each_lines_ids_in_either_order(self):
         for text in [TEXT, MIXED, MIXED.rstrip('\n')]:
             tok = BPE.train(text, 60)
-            for t in [tok, merge_order.shuffled(tok, 3)]:
-                lines = merge_order.by_line(fast.encode(t, text), t.chars['\n'])
+            for t in [tok, self.lab.shuffled(tok, 3)]:
+                lines = self.lab.by_line(fast.encode(t, text), t.chars['\n'])
                 self.assertEqual(lines, [t.encode(line) for line in text.splitlines(keepends=True)])
 
 
@@ -463,7 +470,7 @@ class SpeedTest(unittest.TestCase):
         self.assertNotIn('B/char', done.stdout)
 
     def test_a_text_large_enough_is_measured_even_by_a_tokenizer_py_that_prints_megabytes(self):
-        done = MEASURED.result()
+        done = measured()
         self.assertEqual(done.returncode, 0, done.stderr[-500:])
         row = next(line for line in done.stdout.splitlines() if line.startswith('mid.txt'))  # its own import
         self.assertEqual(row.split()[1:3], ['110,000', '5'])  # printed too: the figures of its children
@@ -471,6 +478,7 @@ class SpeedTest(unittest.TestCase):
 
 class SpeedChildTest(unittest.TestCase):
     def test_a_childs_message_of_several_lines_is_passed_on_whole(self):
+        gate.learners(5)  # lab.speed imports the learner's BPE for its lesson row
         from lab import speed
         err = ('lab.speed: your code raised TypeError: BPE() takes no arguments\n'
                'lab.speed: hint: BPE has no __init__, but it has __int__: a typing slip? def\n  __init__\n'
@@ -606,27 +614,32 @@ class CompareTest(unittest.TestCase):
 
 
 class VocabCurveTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        gate.learners(3)  # the lab trains the learner's BPE: used once the tutor finds it holds
+        cls.lab = importlib.import_module('lab.vocab_curve')
+
     def test_the_last_lines_are_held_out(self):
         train, held = measures.hold_out('a\nb\nc\nd\ne\nf\ng\nh\ni\nj\n', 0.2)
         self.assertEqual((train, held), ('a\nb\nc\nd\ne\nf\ng\nh\n', 'i\nj\n'))
 
     def test_the_training_curve_only_rises(self):
         train, held = measures.hold_out(MIXED * 3, 0.1)
-        points = vocab_curve.curve(train, held, 150)
-        self.assertLessEqual(len(points), vocab_curve.POINTS)
+        points = self.lab.curve(train, held, 150)
+        self.assertLessEqual(len(points), self.lab.POINTS)
         rates = [rate for _, rate, _ in points]
         self.assertEqual(rates, sorted(rates))
         self.assertLess(rates[0], rates[-1])
 
     def test_sizes_are_spaced_evenly_on_a_log_scale(self):
-        sizes = vocab_curve.sizes(100, 10_000)
+        sizes = self.lab.sizes(100, 10_000)
         self.assertEqual((sizes[0], sizes[-1], len(sizes)), (100, 10_000, 20))
         ratios = [b / a for a, b in zip(sizes, sizes[1:])]
         self.assertLess(max(ratios) / min(ratios), 1.05)
 
     def test_the_plot_fits_80_columns(self):
         train, held = measures.hold_out(MIXED, 0.1)
-        lines = vocab_curve.plot(vocab_curve.curve(train, held, 120), (2, 9))
+        lines = self.lab.plot(self.lab.curve(train, held, 120), (2, 9))
         self.assertLessEqual(max(map(len, lines)), 80)
         self.assertTrue(any('*' in line for line in lines))
         self.assertTrue(any('o' in line or '@' in line for line in lines))

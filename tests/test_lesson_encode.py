@@ -4,8 +4,16 @@ import random
 import unicodedata
 import unittest
 
+from tests import gate
 from tests.project import TEXT, copy_project, run
-from tokenizer import BPE, merge
+
+BPE = merge = None  # the learner's, once the tutor finds parts 0 to 5 keep the lesson's rules
+
+
+def setUpModule():
+    global BPE, merge
+    tokenizer = gate.learners(5)
+    BPE, merge = tokenizer.BPE, tokenizer.merge
 
 UNKNOWN = '\ufffd'  # id 0
 ODD = {

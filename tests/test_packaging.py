@@ -7,6 +7,7 @@ running all of the suite again inside the archive would only double the time of
 python3 -m unittest for anyone who has `build` installed. The lesson's rule tests are run
 there as well, to show the unpacked folder works as a project: imports, data, labs.
 """
+import functools
 import importlib.machinery
 import subprocess
 import sys
@@ -15,7 +16,7 @@ import tempfile
 import unittest
 from pathlib import Path
 
-from tests.project import ROOT, started
+from tests.project import ROOT
 
 
 def installed(name, path=None):
@@ -26,7 +27,7 @@ def installed(name, path=None):
     return spec is not None and spec.origin not in (None, 'namespace')
 
 
-build = True if installed('build') else None
+build = True if installed('build') else None  # a lookup of the path, nothing run
 
 # for the repository, not for someone who unpacks the archive
 NOT_SHIPPED = ('.ci/', '.gitignore')
@@ -34,6 +35,7 @@ LESSON_RULE_TESTS = ['tests.test_lesson_merge', 'tests.test_lesson_train', 'test
                      'tests.test_lesson_output']
 
 
+@functools.lru_cache(maxsize=None)
 def tracked_files():
     """The files git tracks, or None outside a git checkout."""
     listed = subprocess.run(['git', 'ls-files'], cwd=ROOT, capture_output=True, text=True)
@@ -66,23 +68,26 @@ def build_and_run(tracked):
         return shipped, ran
 
 
-# Building and running take a few processes and seconds: begun as the tests are loaded, they
-# run on the other core while the tests before these do.
-TRACKED = tracked_files() if build else None
-BUILT = started(build_and_run, TRACKED) if TRACKED else None
+@functools.lru_cache(maxsize=None)
+def built():
+    """build_and_run on the tracked files: once, by the first test that asks."""
+    return build_and_run(tracked_files())
 
 
 @unittest.skipIf(build is None, 'needs the build package (pip install build)')
-@unittest.skipIf(TRACKED is None, 'needs a git checkout to know which files are the project')
 class SourceDistributionTest(unittest.TestCase):
+    def setUp(self):
+        if tracked_files() is None:
+            self.skipTest('needs a git checkout to know which files are the project')
+
     def test_every_tracked_file_is_in_the_archive(self):
-        shipped, _ = BUILT.result()
-        wanted = [name for name in TRACKED if not name.startswith(NOT_SHIPPED)]
+        shipped, _ = built()
+        wanted = [name for name in tracked_files() if not name.startswith(NOT_SHIPPED)]
         self.assertGreater(len(wanted), 40)  # the project, not an empty listing
         self.assertEqual([name for name in wanted if name not in shipped], [])
 
     def test_the_lesson_rule_tests_pass_in_the_unpacked_archive(self):
-        _, done = BUILT.result()
+        _, done = built()
         self.assertEqual(done.returncode, 0, done.stderr[-3000:])
         ran = int(done.stderr.split('\nRan ')[1].split()[0])
         self.assertGreater(ran, 20)  # they ran, not 'Ran 0 tests ... OK'

@@ -5,6 +5,7 @@ it in their language.
 Most files here are checked together, with the tutor's own check_many: one child process
 for all of them (and one for the hash seed), as the tests' way to keep to a few processes;
 the command line itself is run where the command is the point."""
+import functools
 import json
 import keyword
 import os
@@ -29,6 +30,7 @@ from tests.project import (
     ENGLISH,
     LESSON_FILES,
     ROOT,
+    as_a_terminal_starts_it,
     copy_project,
     inside,
     run,
@@ -136,12 +138,12 @@ def check_typed():
 
 # TYPED checked once, begun as the tests are loaded: its children run on the other core while
 # the tests before these do
-CHECKED = started(check_typed)
+checked = functools.lru_cache(maxsize=None)(check_typed)  # once, when first asked
 
 
 def answers_for(text):
     """The tutor's answers for a file holding text, all of TYPED checked once, together."""
-    return CHECKED.result()[TYPED.index(text)]
+    return checked()[TYPED.index(text)]
 
 
 def first_failing(answers):
@@ -639,7 +641,8 @@ def watch_a_learner_typing(root):
     path.write_text(LESSON[:LESSON.index('class BPE:')], encoding='utf-8')
     command_line = [sys.executable, '-m', 'lab.selfcheck', 'watched.py', '--watch', '--lang', 'ko']
     process = subprocess.Popen(command_line, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True, env=dict(os.environ, PYTHONIOENCODING='utf-8'))
+                               text=True, env=dict(os.environ, PYTHONIOENCODING='utf-8'),
+                               preexec_fn=as_a_terminal_starts_it)
     seen = []
     watching = catalogs.catalog('ko')['watching']
     for saved in [LESSON[:LESSON.index('    def encode')], LESSON]:

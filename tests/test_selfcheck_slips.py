@@ -3,6 +3,7 @@ lesson's way of writing it, a character a Korean keyboard typed, a lab typed wro
 in the wrong place; and it says so on a screen of 24 lines, under any locale.
 
 The files here are checked in one batch (check.check_many), begun as the tests are loaded."""
+import functools
 import io
 import os
 import random
@@ -13,7 +14,7 @@ import unittest
 
 from lab.learner import catalogs
 from lab.selfcheck import check, locate, report, rules
-from tests.project import LESSON_FILES, copy_project, run_inside, started, use_lesson_files
+from tests.project import LESSON_FILES, copy_project, run_inside, use_lesson_files
 
 LESSON = (LESSON_FILES / 'tokenizer.py').read_text(encoding='utf-8')
 OPERATORS = {'<': ['<=', '>'], '<=': ['<'], '==': ['!='], '+': ['-'], '+=': ['-=']}
@@ -99,7 +100,7 @@ def check_all():
     return check.check_many(texts, check.lesson(), broken, children=2, seconds=0.5)
 
 
-CHECKED = started(check_all)
+checked = functools.lru_cache(maxsize=None)(check_all)  # once, when first asked
 
 
 def first_failed(answers):
@@ -121,7 +122,7 @@ def named_line(said):
 
 class LocateTest(unittest.TestCase):
     def test_the_slip_of_a_generated_one_token_change_is_located_at_its_line(self):
-        answers = CHECKED.result()[:len(CHANGES)]
+        answers = checked()[:len(CHANGES)]
         caught = located = 0
         for (line, _), found in zip(CHANGES, answers):
             name, said = first_failed(found)
@@ -135,7 +136,7 @@ class LocateTest(unittest.TestCase):
         self.assertGreaterEqual(located / caught, 0.95)
 
     def test_each_slip_is_named_with_its_line_beside_the_lessons_and_what_differs(self):
-        answers = CHECKED.result()[len(CHANGES):]
+        answers = checked()[len(CHANGES):]
         for (old, new, piece, words), found in zip(SLIPS, answers):
             with self.subTest(new):
                 name, said = first_failed(found)
@@ -144,7 +145,7 @@ class LocateTest(unittest.TestCase):
                 self.assertTrue(any(words in value for value in shown), said)
 
     def test_a_look_the_slip_makes_wrong_is_left_out(self):
-        found = CHECKED.result()[len(CHANGES)]  # the one-wide slice: merge changed nothing
+        found = checked()[len(CHANGES)]  # the one-wide slice: merge changed nothing
         self.assertNotIn('look.merge_list_tuple', {f.get('where') for _, f in first_failed(found)[1]})
 
     def test_names_of_ones_own_and_other_spacing_are_no_differences(self):
@@ -165,7 +166,7 @@ class LocateTest(unittest.TestCase):
 
 class KeyboardTest(unittest.TestCase):
     def test_a_character_a_keyboard_types_is_named_with_where_it_is_and_what_to_type(self):
-        answers = CHECKED.result()[len(CHANGES) + len(SLIPS):]
+        answers = checked()[len(CHANGES) + len(SLIPS):]
         for (old, new, key, line, column, ascii_), found in zip(TYPED_KEYS, answers):
             with self.subTest(new):
                 hints = [fields for k, fields in first_failed(found)[1] if k == 'hint']
@@ -173,7 +174,7 @@ class KeyboardTest(unittest.TestCase):
                                  [(key, line, column, ascii_)])
 
     def test_a_hangul_letter_is_said_as_typed_not_in_nfkc_form(self):
-        found = CHECKED.result()[-1]
+        found = checked()[-1]
         shown = ' '.join(str(fields) for _, fields in first_failed(found)[1])
         self.assertIn('ㅑ', shown)
         self.assertNotIn('\u1163', shown)  # ᅣ, as Python reads ㅑ in a name
@@ -235,7 +236,7 @@ class LabsTest(unittest.TestCase):
 class ScreenTest(unittest.TestCase):
     def test_watch_keeps_the_first_failed_and_the_last_lines_on_a_screen_of_24(self):
         words = catalogs.catalog('en')
-        lines, _ = report.report(words, CHECKED.result()[len(CHANGES)], 'tokenizer.py')
+        lines, _ = report.report(words, checked()[len(CHANGES)], 'tokenizer.py')
         shown = report.fit(words, lines, 22)
         self.assertEqual(len(shown), 22)
         first = next(n for n, line in enumerate(lines) if line.startswith('FAILED'))
@@ -244,7 +245,7 @@ class ScreenTest(unittest.TestCase):
         self.assertEqual(shown[-3:], lines[-3:])
 
     def test_a_reason_not_to_check_is_said_once(self):
-        lines, _ = report.report(catalogs.catalog('en'), CHECKED.result()[len(CHANGES)], 'tokenizer.py')
+        lines, _ = report.report(catalogs.catalog('en'), checked()[len(CHANGES)], 'tokenizer.py')
         self.assertEqual(sum('not checked: it needs part 1' in line for line in lines), 1)
 
 

@@ -5,13 +5,14 @@ name, a settings.json python3 tokenizer.py cannot read, a lab that prints more t
 lesson's. Each is named with its line, or its file, and what to do about it.
 
 The files here are checked in one batch (check.check_many), begun as the tests are loaded."""
+import functools
 import os
 import tempfile
 import unittest
 from pathlib import Path
 
 from lab.selfcheck import check, labs, rules
-from tests.project import LESSON_FILES, started
+from tests.project import LESSON_FILES
 
 LESSON = (LESSON_FILES / 'tokenizer.py').read_text(encoding='utf-8')
 LINES = LESSON.splitlines(keepends=True)
@@ -57,12 +58,12 @@ def check_all():
     return dict(zip(TYPED, answers))
 
 
-CHECKED = started(check_all)
+checked = functools.lru_cache(maxsize=None)(check_all)  # once, when first asked
 
 
 def first_said(case):
     """(the rule, its state, the lines it says) of the first rule not passed, in the report's order."""
-    answers = CHECKED.result()[case]
+    answers = checked()[case]
     order = [check.SYNTAX, *rules.PART_OF]
     name = min((name for name, (state, _) in answers.items() if state in ('failed', 'todo')), key=order.index)
     return name, answers[name][0], answers[name][1] or []
@@ -93,12 +94,12 @@ class NotTypedYetTest(unittest.TestCase):
     def test_a_body_of_pass_or_ellipsis_is_not_typed_yet_and_nothing_fails_for_it(self):
         for case in ['decode typed as pass', 'decode typed as ...']:
             with self.subTest(case):
-                answers = CHECKED.result()[case]
+                answers = checked()[case]
                 self.assertEqual(first_said(case)[:2], ('rule_decode', 'todo'))
                 self.assertNotIn('failed', {state for state, _ in answers.values()})
 
     def test_a_rule_of_a_typed_part_is_never_todo(self):
-        for case, answers in CHECKED.result().items():
+        for case, answers in checked().items():
             with self.subTest(case):
                 todo = {rules.PART_OF.get(name) for name, (state, _) in answers.items() if state == 'todo'}
                 self.assertLessEqual(todo, {5} if 'decode typed' in case else set())

@@ -21,7 +21,17 @@ from unittest import mock
 from lab.contract import lessons
 from lab.kinds import CharBPE
 from lab.plumbing import cli, terminal
-from tests.project import LABS, READS_TEXT, ROOT, TAKES, copy_project, lab_files, run_inside, trained
+from tests.project import (
+    LABS,
+    READS_TEXT,
+    ROOT,
+    TAKES,
+    as_a_terminal_starts_it,
+    copy_project,
+    lab_files,
+    run_inside,
+    trained,
+)
 
 # The lesson's three labs, as a learner types them, have no --help, no Ctrl-C message: their
 # toolkit checks are in tests/test_beyond_lesson.py, which skips when they are a learner's.
@@ -268,7 +278,7 @@ class RunnerTest(unittest.TestCase):
                 'builtins.print = slow; sys.argv = ["lab.merge_order"]\n'
                 'runpy.run_module("lab.merge_order", run_name="__main__", alter_sys=True)')
         process = subprocess.Popen([sys.executable, '-c', code], cwd=root, stdout=subprocess.PIPE,
-                                   stderr=subprocess.PIPE, text=True)
+                                   stderr=subprocess.PIPE, text=True, preexec_fn=as_a_terminal_starts_it)
         self.assertEqual(process.stderr.readline(), 'running\n')  # inside main, at its first print
         process.send_signal(signal.SIGINT)
         out, err = process.communicate(timeout=30)
@@ -302,7 +312,8 @@ class TerminalTest(unittest.TestCase):
         leader, follower = os.openpty()  # stderr is a terminal, so the progress line is drawn
         process = subprocess.Popen([sys.executable, '-m', 'lab.fast_bpe', 'big.txt', '--merges', '100000',
                                     '--out', 'big.json'],
-                                   cwd=root, stdout=subprocess.DEVNULL, stderr=follower)
+                                   cwd=root, stdout=subprocess.DEVNULL, stderr=follower,
+                                   preexec_fn=as_a_terminal_starts_it)
         os.close(follower)
         seen = b''
         while b'merges ' not in seen:
