@@ -133,7 +133,7 @@ def check_typed():
     # a loop that never ends holds its child for the time limit: two children share them, and
     # the limit is half a second of CPU, not the tutor's two (the lesson's code needs milliseconds)
     return check.check_many([source for source, _ in readable], check.lesson(),
-                            [broken for _, broken in readable], children=2, seconds=0.5)
+                            [broken for _, broken in readable], children=2, seconds=0.2)
 
 
 # TYPED checked once, begun as the tests are loaded: its children run on the other core while

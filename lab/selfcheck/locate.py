@@ -14,7 +14,6 @@ the smallest expression, is said too: `pair` here, `new_id` in the lesson.
 """
 import ast
 import contextlib
-import copy
 import functools
 import itertools
 import os
@@ -304,12 +303,7 @@ def distance(tree, path, made, unit):
     """How many lines of the unit differ from the closest way of writing it once the function at
     path is made: of two trials that both hold, the one that leaves your file nearer the
     lesson's undoes the slip (`count` renamed back, not the parameter renamed to the slip)."""
-    changed = copy.deepcopy(tree)
-    parent = changed
-    for step in path[:-1]:
-        parent = parent[step] if isinstance(step, int) else getattr(parent, step)
-    parent[path[-1]] = made
-    found = units(changed).get(unit)
+    found = units(mutations.copied_with(tree, tuple(path), made)).get(unit)
     if found is None or unit not in lesson_ways():
         return 0
     mine = items(found[0], main=unit == '__main__')

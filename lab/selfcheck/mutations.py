@@ -94,9 +94,7 @@ def renamed_copies(function, tree):
                 continue
             for other in wanted:
                 if other != name:
-                    made = copy.deepcopy(function)
-                    _set(made, path + (field,), other)
-                    yield node.lineno, made, name
+                    yield node.lineno, copied_with(function, path + (field,), other), name
 
 
 def changed_copies(function, lines, tree, names_only=False):
@@ -120,9 +118,7 @@ def changed_copies(function, lines, tree, names_only=False):
                     continue
                 shown, at = _shown(function, path)
                 for other in alternatives:
-                    made = copy.deepcopy(function)
-                    _set(made, path, other)
-                    yield at or line, made, shown
+                    yield at or line, copied_with(function, path, other), shown
 
 
 def places(statement, path, names):
@@ -198,9 +194,18 @@ def _walk(node, path, shallow=False):
             yield from _walk(value, path + (field,), shallow)
 
 
-def _set(node, path, value):
-    parent = _at(node, path[:-1])
-    if isinstance(path[-1], int):
-        parent[path[-1]] = value
+def copied_with(node, path, value):
+    """A copy of node with value at path: the nodes and lists on the path are copied, the rest
+    is shared (a trial compiles the copy and changes none of it; a copy of the whole function
+    a trial cost more than the trial)."""
+    if not path:
+        return value
+    step, rest = path[0], path[1:]
+    copied = list(node) if isinstance(node, list) else copy.copy(node)
+    inner = node[step] if isinstance(step, int) else getattr(node, step)
+    if isinstance(step, int):
+        copied[step] = copied_with(inner, rest, value)
     else:
-        setattr(parent, path[-1], value)
+        setattr(copied, step, copied_with(inner, rest, value))
+    return copied
+
