@@ -433,8 +433,8 @@ class CompressionCommandTest(unittest.TestCase):
 class NotALabTest(unittest.TestCase):
     def test_the_libraries_say_they_are_not_labs_and_name_a_command(self):
         root = copy_project(self)
-        for library in ['lab.plumbing', 'lab.contract', 'lab.fast', 'lab.kinds']:
-            done = run(root, '-m', library, '--help')
+        for library in ['plumbing', 'contract', 'fast', 'kinds']:
+            done = inside(root, library, '--help')
             with self.subTest(library):
                 self.assertEqual(done.returncode, 1)
                 self.assertIn('not a lab', done.stderr)

@@ -126,14 +126,16 @@ def lesson_with(old, new):
     return typed
 
 
+UNCLOSED = LESSON.replace('        ids = [self.chars.get(c, 0) for c in text]',
+                          '        ids = [self.chars.get(c, 0) for c in text')  # a SyntaxError in part 4
 TYPED = ([lesson_with(old, new) for old, new, _ in MISTAKES + SLIPS]
-         + [LESSON[:LESSON.index(start)] for start, _ in PART_STARTS] + [''])
+         + [LESSON[:LESSON.index(start)] for start, _ in PART_STARTS] + ['', LESSON, UNCLOSED])
 def check_typed():
     readable = [check.readable_part(source) for source in TYPED]
     # a loop that never ends holds its child for the time limit: two children share them, and
     # the limit is half a second of CPU, not the tutor's two (the lesson's code needs milliseconds)
     return check.check_many([source for source, _ in readable], check.lesson(),
-                            [broken for _, broken in readable], children=2, seconds=0.2)
+                            [broken for _, broken in readable], seconds=0.2)
 
 
 # TYPED checked once, begun as the tests are loaded: its children run on the other core while
@@ -168,7 +170,7 @@ def wider_than_80(text):
 
 class RulesTest(unittest.TestCase):
     def test_a_file_that_follows_the_lesson_passes_every_rule(self):
-        answers = check.check_many([LESSON], check.lesson())[0]
+        answers = answers_for(LESSON)
         self.assertEqual({state for state, _ in answers.values()}, {'passed'})
 
     def test_each_mistake_is_caught_and_its_rule_is_the_first_to_fail(self):
@@ -222,10 +224,7 @@ class RulesTest(unittest.TestCase):
             '        ids = [self.chars[c] for c in text]') + 1), 'function': 'encode'}], lines)
 
     def test_a_syntax_error_is_filed_under_its_part_the_parts_before_are_checked_it_and_those_after_wait(self):
-        typed = LESSON.replace('        ids = [self.chars.get(c, 0) for c in text]',
-                               '        ids = [self.chars.get(c, 0) for c in text')
-        source, broken = check.readable_part(typed)
-        answers = check.check_many([source], check.lesson(), [broken])[0]
+        answers = answers_for(UNCLOSED)
         self.assertEqual(check.syntax_part(answers), 4)
         states = {part: {answers[name][0] for name, its in rules.PART_OF.items()
                          if its == part and name in answers}
@@ -407,7 +406,7 @@ class HostileLearnerFileTest(unittest.TestCase):
     """The tutor runs code nobody reviewed: whatever it does, the tutor answers in bounded time
     and memory, and nothing it started is left running."""
 
-    # files that end, checked together in one child (and one for the hash seed)
+    # files that end, checked together in one child (no second for the hash seed: not what is tested)
     TOGETHER = {
         'fifo': after_main("import os\nos.remove('data/tokenizer.json')\nos.mkfifo('data/tokenizer.json')"),
         'zero': after_main("import os\nos.remove('data/tokenizer.json')\n"
@@ -420,7 +419,8 @@ class HostileLearnerFileTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         started = time.monotonic()
-        cls.answers = dict(zip(cls.TOGETHER, check.check_many(list(cls.TOGETHER.values()), check.lesson())))
+        cls.answers = dict(zip(cls.TOGETHER, check.check_many(list(cls.TOGETHER.values()), check.lesson(),
+                                                                      hash_seed=False)))
         cls.seconds = time.monotonic() - started
 
     def setUp(self):
@@ -433,7 +433,7 @@ class HostileLearnerFileTest(unittest.TestCase):
                                 "os.write(int(sys.argv[1]), b'[0, \"rule_imports\", [\"failed\", [[\"x\", "
                                 "{\"part\": \"99\"}]]]]\\n[0, \"rule_merge_copies\", [\"passed\", 7]]\\n')\n"
                                 'os._exit(0)\n', 1)
-        answers = check.check_many([forged], check.lesson())[0]
+        answers = check.check_many([forged], check.lesson(), hash_seed=False)[0]
         self.assertEqual(answers['rule_imports'][0], 'failed')
         self.assertEqual(answers['rule_imports'][1][0][0], 'could_not_finish')
         self.assertNotEqual(answers['rule_merge_copies'][0], 'passed')
@@ -447,14 +447,14 @@ class HostileLearnerFileTest(unittest.TestCase):
                                  "        os.execve(sys.executable, [sys.executable, '-c', "
                                  "'import time; time.sleep(60)'], {})\n    os._exit(0)\n"
                                  'time.sleep(0.5)\n', 1)
-        check.check_many([escapes], check.lesson())
+        check.check_many([escapes], check.lesson(), hash_seed=False)
         self.assertTrue(pid_file.exists())
         self.assertEqual(still_alive([int(pid_file.read_text())]), [])
 
     def test_a_message_of_a_megabyte_and_a_keyboardinterrupt_are_said_as_errors_of_the_code(self):
         huge = LESSON.replace('    result, i = [], 0\n', "    raise ValueError('z' * 2**20)\n", 1)
         interrupted = LESSON.replace('    result, i = [], 0\n', '    raise KeyboardInterrupt\n', 1)
-        answers = check.check_many([huge, interrupted], check.lesson())
+        answers = check.check_many([huge, interrupted], check.lesson(), hash_seed=False)
         said = answers[0]['rule_merge_copies'][1][0]
         self.assertEqual(said[0], 'raised')
         self.assertLess(len(said[1]['error']), 400)
@@ -466,7 +466,7 @@ class HostileLearnerFileTest(unittest.TestCase):
         waits = LESSON.replace('import json\n', 'import json\nimport threading\nimport time\n'
                                'threading.Thread(target=time.sleep, args=(60,)).start()\n', 1)
         started = time.monotonic()
-        answers = check.check_many([waits], check.lesson())[0]
+        answers = check.check_many([waits], check.lesson(), hash_seed=False)[0]
         self.assertLess(time.monotonic() - started, 20)
         self.assertEqual({state for state, _ in answers.values()}, {'passed'})
 
@@ -491,7 +491,7 @@ class HostileLearnerFileTest(unittest.TestCase):
                  f'    open({pids!r}, "a").write(f"{{os.getpid()}}\\n")\n    time.sleep(60)\n'
                  '    os._exit(0)\n') + LESSON
         started = time.monotonic()
-        answers = check.check_many([typed], check.lesson())[0]
+        answers = check.check_many([typed], check.lesson(), hash_seed=False)[0]
         self.assertLess(time.monotonic() - started, 20)  # not the child's whole time limit
         self.assertEqual({state for state, _ in answers.values()}, {'passed'})
         with open(pids) as file:
@@ -506,7 +506,7 @@ class HostileLearnerFileTest(unittest.TestCase):
         typed = typed.replace('import json\n', 'import json\nimport time\n', 1)
         started = time.monotonic()
         # 0.03 s a rule: the tutor waits that long for each, then ends the child
-        answers = check.check_many([typed], check.lesson(), seconds=0.03)[0]
+        answers = check.check_many([typed], check.lesson(), seconds=0.03, hash_seed=False)[0]
         self.assertLess(time.monotonic() - started, 15)
         self.assertEqual(answers['rule_merge_copies'][0], 'failed')
 

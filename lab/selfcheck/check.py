@@ -198,11 +198,14 @@ def lesson():
         raise Unreadable(['lesson_missing', {'file': 'lab/lesson_train.txt'}]) from None
 
 
-def check_many(sources, lesson_text, broken=None, children=1, seconds=runner.SECONDS, typed_labs=None):
+def check_many(sources, lesson_text, broken=None, children=1, seconds=runner.SECONDS, typed_labs=None,
+               hash_seed=True):
     """check() for many readable sources at once, in that many children (and as many more for the
     hash seed), run side by side, each rule given seconds: what the tests use, to start a few
     processes, not two a file. typed_labs: for each source, the labs typed beside it (labs.find),
-    or None where the lesson's labs are not checked (no lab/ folder beside the file)."""
+    or None where the lesson's labs are not checked (no lab/ folder beside the file). hash_seed:
+    whether rule_hash_seed is compared with a child under another seed (a test of something else
+    may save that process)."""
     broken = broken or [None] * len(sources)
     typed_labs = typed_labs or [None for _ in sources]
     with tempfile.TemporaryDirectory() as tmp:
@@ -223,7 +226,7 @@ def check_many(sources, lesson_text, broken=None, children=1, seconds=runner.SEC
         groups = [runnable[n::children] for n in range(children)]  # every children-th job in each
         pool = concurrent.futures.ThreadPoolExecutor(children)
         try:
-            running = [pool.submit(run_children, group, seconds) for group in groups]
+            running = [pool.submit(run_children, group, seconds, hash_seed) for group in groups]
             while concurrent.futures.wait(running, timeout=0.2).not_done:
                 pass  # waited in short turns: a signal another thread received is handled here too
             for n, done in enumerate(running):
@@ -251,19 +254,19 @@ def misplaced_labs(answers, found):
     return answers
 
 
-def run_children(jobs, seconds=runner.SECONDS):
+def run_children(jobs, seconds=runner.SECONDS, hash_seed=True):
     """The child's answers for jobs, with rule_hash_seed compared with a second child's, under
     another PYTHONHASHSEED, run alongside."""
     if not jobs:
         return []
     seeded = [(folder, ['rule_imports', 'rule_hash_seed'])
-              for folder, names in jobs if 'rule_hash_seed' in names]
+              for folder, names in jobs if 'rule_hash_seed' in names and hash_seed]
     with concurrent.futures.ThreadPoolExecutor(1) as pool:
         again = pool.submit(runner.run, seeded, '12345', seconds) if seeded else None
         answers = runner.run(jobs, '0', seconds)
         other = iter(again.result() if again else [])
     for (_, names), found in zip(jobs, answers):
-        if 'rule_hash_seed' in names:
+        if 'rule_hash_seed' in names and hash_seed:
             theirs, ours = next(other)['rule_hash_seed'], found['rule_hash_seed']
             if ours[0] == theirs[0] == 'passed' and ours[1] != theirs[1]:
                 found['rule_hash_seed'] = ['failed', [['hash_seed', {}],
