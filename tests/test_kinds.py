@@ -2,6 +2,7 @@
 Kind.train(text, count), used as encode and decode, saved as state(), rebuilt as
 Kind(**state). The shape's rules come first, each one test over all the kinds; then each
 kind's own rule."""
+import inspect
 import json
 import os
 import random
@@ -50,6 +51,26 @@ def trained():
         TRAINED.extend((name, text, count, Kind.train(text, count))
                        for name, Kind in SHAPED.items() for text, count in texts())
     return TRAINED
+
+
+class PublicNamesTest(unittest.TestCase):
+    def test_the_package_names_what_it_offers_in_all_and_only_that(self):
+        offered = {name for name, value in vars(kinds).items() if not name.startswith('_')
+                   and getattr(value, '__module__', None) and value.__module__.startswith('lab.kinds')
+                   and (inspect.isfunction(value) or inspect.isclass(value))}
+        self.assertEqual(set(kinds.__all__) - {'KINDS'}, offered)
+
+    def test_a_tokenizers_own_attributes_are_what_the_kinds_promise_and_the_rest_is_private(self):
+        shared = {'kind', 'vocab', 'vocab_size', 'unknown_id', 'special_ids'}
+        for name, kind in KINDS.items():
+            with self.subTest(name):
+                tok = kind.train(TEXT, 5)
+                public = {key for key in vars(tok) if not key.startswith('_')}
+                self.assertLessEqual(shared - {'kind'}, public | set(dir(kind)))
+                self.assertEqual([key for key in public if key in PRIVATE], [])
+
+
+PRIVATE = {'ranks', 'made', 'missing', 'lines_apart', 'done', 'replay', 'merges_applied'}  # caches
 
 
 class ShapeTest(unittest.TestCase):
@@ -227,7 +248,7 @@ class RememberedTest(unittest.TestCase):
     def test_what_each_kind_remembers_is_bounded_and_forgetting_changes_no_id(self):
         fast_encode = lambda tok: tok.fast_encode.remembered  # noqa: E731
         held = {'char': fast_encode, 'word': fast_encode, 'special': fast_encode,
-                'piece': lambda tok: tok.encode_piece.remembered, 'byte': lambda tok: tok.done}
+                'piece': lambda tok: tok.encode_piece.remembered, 'byte': lambda tok: tok._done}
         lines = [f'line {n} of {n * n}' for n in range(60)]
         for name, Kind in KINDS.items():
             with self.subTest(name), mock.patch('lab.fast.encoding.REMEMBERED', 8), \
@@ -544,7 +565,7 @@ class ByteTest(unittest.TestCase):
                 with mock.patch.object(byte, 'LONG_PIECE', 10**9):  # pair by pair
                     want = fresh.encode(text)
                 self.assertEqual(tok.encode(text), want)
-                self.assertTrue(tok.replay)
+                self.assertTrue(tok._replay)
 
     def test_a_merge_into_a_special_name_takes_its_id_as_tokenizers_gives_and_never_applies(self):
         byte_ids = [None] * 256

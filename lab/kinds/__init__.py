@@ -55,6 +55,13 @@ from lab.plumbing import locations, reading, saving, terminal
 
 KINDS = {'char': CharBPE, 'word': WordBPE, 'piece': PieceBPE, 'byte': ByteBPE, 'special': SpecialBPE}
 
+# what the labs and a user's code take from here: the kinds, their files, their special strings
+__all__ = ['KINDS', 'ByteBPE', 'CharBPE', 'PieceBPE', 'SpecialBPE', 'WordBPE',
+           'load', 'load_lesson', 'save', 'default_path', 'is_tokenizer_file', 'file_state', 'kind_of',
+           'describe', 'fingerprint', 'mapping_fingerprint', 'plain', 'token_text',
+           'encode_documents', 'document_end', 'special_strings', 'special_strings_line',
+           'said_of_special_strings']
+
 
 def file_state(tok):
     """What a tokenizer's file holds: the lesson's state for the char kind, else its kind and state."""

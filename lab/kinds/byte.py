@@ -109,7 +109,7 @@ class ByteBPE:
         for b, i in enumerate(byte_ids):
             if i is not None:
                 self.bytes_of[i] = bytes([b])
-        self.ranks = {}
+        self._ranks = {}
         for rank, ((a, b), new) in enumerate(merges):
             if new in names:  # a merge tokenizers made into a special token's name, and gave its id
                 if self.bytes_of[a] + self.bytes_of[b] != self.bytes_of[new]:
@@ -117,17 +117,17 @@ class ByteBPE:
                                      f'{terminal.quoted(names[new], 30)}, which they do not spell')
                 continue  # never applied: that text stays text, as tokenizers cuts the name out first
             self.bytes_of[new] = self.bytes_of[a] + self.bytes_of[b]
-            self.ranks.setdefault(a * self.vocab_size + b, rank)
-        self.merges_applied = [merge for merge in merges if merge[1] not in names]
-        self.made = [new for _, new in merges]
+            self._ranks.setdefault(a * self.vocab_size + b, rank)
+        self._merges_applied = [merge for merge in merges if merge[1] not in names]
+        self._made = [new for _, new in merges]
         # bytes without an id (a tokenizer trained on few) are left out, as tokenizers does
-        self.missing = dict.fromkeys(b for b, i in enumerate(byte_ids) if i is None)
+        self._missing = dict.fromkeys(b for b, i in enumerate(byte_ids) if i is None)
         # cut at line ends when no merge joins '\n'; a newline with no id is left out, and the bytes
         # on either side of it may merge, as in tokenizers
         newline = byte_ids[10]
-        self.lines_apart = newline is not None and all(newline not in pair for pair, _ in merges)
-        self.done = {}  # piece (or chunk of pieces) -> its ids: one met again is merged once
-        self.replay = None  # the replayer of long pieces, built the first time one comes
+        self._lines_apart = newline is not None and all(newline not in pair for pair, _ in merges)
+        self._done = {}  # piece (or chunk of pieces) -> its ids: one met again is merged once
+        self._replay = None  # the replayer of long pieces, built the first time one comes
         self.vocab = self.bytes_of  # what each id stands for: its bytes (a special token: its name's)
 
     @classmethod
@@ -173,44 +173,44 @@ class ByteBPE:
             chunks, regex = CHUNK.findall(text), compiled('gpt2')
             ids = []
             for chunk in chunks:
-                if chunk not in self.done:
+                if chunk not in self._done:
                     self.remember(chunk, [i for piece in regex.findall(chunk) for i in self.piece_ids(piece)])
-                ids += self.done[chunk]
+                ids += self._done[chunk]
             return ids
         if self.pattern:
             pieces = cut(self.pattern, text)
         else:
-            pieces = compiled('line').findall(text) if self.lines_apart else [text]
+            pieces = compiled('line').findall(text) if self._lines_apart else [text]
         return [i for piece in pieces for i in self.piece_ids(piece)]
 
     def piece_ids(self, piece):
         """The ids of one piece: its bytes, merged pair by pair; a piece met again merged once."""
-        if piece not in self.done:
+        if piece not in self._done:
             data = piece.encode('utf-8')
-            if self.missing:
-                data = bytes(b for b in data if b not in self.missing)
+            if self._missing:
+                data = bytes(b for b in data if b not in self._missing)
             if len(data) >= LONG_PIECE and self.replayer():
-                self.remember(piece, self.replay(data.decode('latin-1')))
+                self.remember(piece, self._replay(data.decode('latin-1')))
             else:
-                self.remember(piece, encode_line(list(map(self.byte_ids.__getitem__, data)), self.ranks,
-                                                 self.made, self.vocab_size))
-        return self.done[piece]
+                self.remember(piece, encode_line(list(map(self.byte_ids.__getitem__, data)), self._ranks,
+                                                 self._made, self.vocab_size))
+        return self._done[piece]
 
     def replayer(self):
         """The replayer of lab/fast for this tokenizer's merges, over bytes written as the characters
         U+0000-U+00FF; None when too few characters are left for its tokens. Its merges are made as
         training makes them (layout_problem), so replaying them gives what merging by rank gives."""
-        if self.replay is None:
+        if self._replay is None:
             chars = {chr(b): i for b, i in enumerate(self.byte_ids) if i is not None}
             bytes_as = SimpleNamespace(chars=chars,
-                                       vocab=range(self.vocab_size), merges=self.merges_applied, encode=None)
-            self.replay = replayer(bytes_as) or False
-        return self.replay
+                                       vocab=range(self.vocab_size), merges=self._merges_applied, encode=None)
+            self._replay = replayer(bytes_as) or False
+        return self._replay
 
     def remember(self, piece, ids):
-        if len(self.done) >= REMEMBERED:
-            self.done.clear()
-        self.done[piece] = ids
+        if len(self._done) >= REMEMBERED:
+            self._done.clear()
+        self._done[piece] = ids
 
     def decode(self, ids, skip_special=True):
         """The text of ids: special ids left out, or as their names."""
@@ -224,7 +224,7 @@ class ByteBPE:
                 'pattern': self.pattern}
 
     def knows(self, ch):
-        return not self.missing or not any(b in self.missing for b in ch.encode('utf-8'))
+        return not self._missing or not any(b in self._missing for b in ch.encode('utf-8'))
 
     def token_bytes(self, i):
         return self.bytes_of[i]
