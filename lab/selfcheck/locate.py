@@ -276,6 +276,8 @@ def one_token(source, candidates, holds, ran, words=(), most=MUTATIONS, names_on
             mutations.changed_copies(function, lines, tree)
         held = []  # (line, copy, token) whose trial holds
         for line, made, token in made_copies:
+            if names_only and sum((line, token) == (h[0], h[2]) for h in held) >= SPOT:
+                continue  # that end renamed holds already, a few ways: the other end is the one to try
             tried += 1
             if tried > most or len(held) == RENAMES:
                 break
@@ -290,13 +292,16 @@ def one_token(source, candidates, holds, ran, words=(), most=MUTATIONS, names_on
             if found is None:
                 found = TOKENS[source] = Token(line, unit, statement, token)
                 found.trial = (path, made)
+            else:
+                found.token_line = line  # in a statement of several lines, the one the token is on
             return found
         if tried > most:
             return None
     return None
 
 
-RENAMES = 4  # renames whose trial holds, of one name typed otherwise: its two ends, a few ways each
+RENAMES = 6  # renames whose trial holds, of one name typed otherwise: its two ends, a few ways each
+SPOT = 3  # of them at one end: a rule that never runs the line holds whatever name is there
 
 
 def distance(tree, path, made, unit):
@@ -365,10 +370,14 @@ def slip_of(source, difference):
         slip['depth'] = one.depth - other.depth
         here, slip['there'], at = smallest_difference(one.node, other.node, difference.rename)
         slip['here'] = keyboard.as_typed(here, slip['yours'])  # ㅑ as typed, not as Python reads it
+        at = getattr(difference, 'token_line', None) or at
         if at and one.lineno <= at <= one.lineno + slip['yours'].count('\n'):
             slip['line'] = at  # the line of a statement of several that holds the difference
     elif what == MISSING and one is None and difference.before is not None:
+        before = difference.before.node
         slip['line'] = statement_end(difference.before)  # after the whole of the line before
+        if isinstance(before, ast.FunctionDef) and ast.get_docstring(before, clean=False) is not None:
+            slip['line'] = before.body[0].end_lineno  # the first line of a body comes after its docstring
     return slip
 
 

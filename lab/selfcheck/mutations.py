@@ -43,7 +43,17 @@ class Names:
         # (what the __main__ block gives a value to is no name a function has when imported)
         loops = {n.id for loop in ast.walk(function) if isinstance(loop, (ast.For, ast.comprehension))
                  for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
-        self.unbound = [n for n in dict.fromkeys(own) if n in read - bound - known and not hasattr(builtins, n)]
+        # read before any line gives it a value (an UnboundLocalError): as good as never given one
+        first = {}  # a statement reads what it reads before it gives a value: ids = merge(ids, ...)
+        found = [((statement.lineno, isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load), n.col_offset), n)
+                 for statement in ast.walk(function) if isinstance(statement, ast.stmt)
+                 for _, n in _walk(statement, (), shallow=True) if isinstance(n, (ast.Name, ast.arg))]
+        for _, n in sorted(found, key=lambda f: f[0]):
+            first.setdefault(n.id if isinstance(n, ast.Name) else n.arg,
+                             isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load))
+        early = {name for name, is_read in first.items() if is_read} - loops
+        self.unbound = [n for n in dict.fromkeys(own) if n in (read - bound | early & read) - known
+                        and not hasattr(builtins, n)]
         unread = [n for n in dict.fromkeys(own) if n in bound - read and n not in ('_', 'self', 'cls')]
         self.unread = sorted(unread, key=lambda n: n in loops)  # a loop's own name last: often unread
         self.bound = bound
@@ -74,9 +84,11 @@ def renamed_copies(function, tree):
     function before it gets there), likeliest first:
       - a name given a value and never read, renamed where it is given the value to a name read
         and never given one: the two ends of one name;
+      - a name read and never given one (or read before it is), renamed to a name the function
+        gives a value to;
+      - a name given a value (text = [] for merges = []), renamed to a name read and never given one;
       - a parameter renamed to a name read and never given one;
-      - a name read, renamed to one given a value and never read;
-      - a name read and never given one, renamed to a name the function gives a value to."""
+      - a name read, renamed to one given a value and never read."""
     names = Names(tree, function)
     bound = [n for n in names.names if n in names.bound and n not in ('self', 'cls')]
     places = list(_walk(function, ()))
@@ -84,9 +96,10 @@ def renamed_copies(function, tree):
               if isinstance(node, ast.arg) or isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load)]
     reads = [(path, node, 'id') for path, node in places if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)]
     steps = [(stores, lambda name: name in names.unread, names.unbound),
+             (reads, lambda name: name in names.unbound, names.unread + [n for n in bound if n not in names.unread]),
+             ([s for s in stores if s[2] == 'id'], lambda name: name not in names.unread, names.unbound),
              ([s for s in stores if s[2] == 'arg'], lambda name: name not in ('self', 'cls'), names.unbound),
-             (reads, lambda name: name not in names.unread, names.unread),
-             (reads, lambda name: name in names.unbound, bound)]
+             (reads, lambda name: name not in names.unread, names.unread)]
     for where, which, wanted in steps:
         for path, node, field in where:
             name = getattr(node, field)
@@ -109,16 +122,22 @@ def changed_copies(function, lines, tree, names_only=False):
             statements.setdefault(node.lineno, []).append(path)
     suspect = {n for n in lines if any(names.suspect(_at(function, p)) for p in statements.get(n, []))}
     lines = sorted(lines, key=lambda n: n not in suspect)
+    found = []  # (line, path, the values to try there), line by line
     for line in lines:
         if names_only and line not in suspect:
-            return
+            break
         for start in statements.get(line, []):
             for path, alternatives in places(_at(function, start), start, names):
                 if names_only and path[-1] not in ('id', 'arg'):
                     continue
-                shown, at = _shown(function, path)
-                for other in alternatives:
-                    yield at or line, copied_with(function, path, other), shown
+                found.append((line, path, alternatives))
+    # an operator, a number or a string first, in every line: a few values each, where a name has
+    # a dozen; then the names (the lines that hold one end of a name typed otherwise came first)
+    found.sort(key=lambda f: f[1][-1] in ('id', 'arg', 'attr') and f[0] not in suspect)
+    for line, path, alternatives in found:
+        shown, at = _shown(function, path)
+        for other in alternatives:
+            yield at or line, copied_with(function, path, other), shown
 
 
 def places(statement, path, names):
