@@ -169,11 +169,11 @@ class AddingTest(unittest.TestCase):
                 '    got = _merged(call, [4, 4, 4], [4, 4], 7)\n'
                 '    _expect_merged(call, got, [4, 4, 4], [7, 4], "look.merge_replace")\n'
                 '\n\n')
-        place = '# (part, what must be typed'
+        place = 'class Rule(NamedTuple):'
         self.edit('lab/selfcheck/rules.py', place, rule + place)
-        self.edit('lab/selfcheck/rules.py', '    (1, {\'merge\'}, {0, 1}, rule_merge_in_time),\n',  # the list
-                  '    (1, {\'merge\'}, {0, 1}, rule_merge_in_time),\n'
-                  '    (1, {\'merge\'}, {0, 1}, rule_throwaway),\n')
+        self.edit('lab/selfcheck/rules.py', '    Rule(1, {\'merge\'}, {0, 1}, rule_merge_in_time),\n',  # the list
+                  '    Rule(1, {\'merge\'}, {0, 1}, rule_merge_in_time),\n'
+                  '    Rule(1, {\'merge\'}, {0, 1}, rule_throwaway),\n')
         catalog = json.loads((self.root / 'lab' / 'locale' / 'en.json').read_text(encoding='utf-8'))
         catalog['rule.rule_throwaway'] = 'a throwaway rule: three 4s merge as 7 4'
         (self.root / 'lab' / 'locale' / 'en.json').write_text(json.dumps(catalog), encoding='utf-8')

@@ -21,17 +21,12 @@ import sys
 import traceback
 
 from lab.learner import keyboard, pasted
+from lab.learner.parts import METHODS, STARTS
 
-# Where each part of the lesson starts: (part, a line that starts it). Part 6 starts at the
-# first line after class BPE's body that is not indented (the lesson's: if __name__ == ...).
-STARTS = [(1, re.compile(r'def merge\b')), (2, re.compile(r'class BPE\b')),
-          (3, re.compile(r'\s+(@classmethod|def train\b)')), (4, re.compile(r'\s+def encode\b')),
-          (5, re.compile(r'\s+def (decode|state)\b')), (6, re.compile(r'if __name__\b'))]
 DETAIL = 300  # characters of an error's own message that are said
 # The errors the catalogs say in words, as 'error.NAME'
 KNOWN_ERRORS = ['AssertionError', 'AttributeError', 'FileNotFoundError', 'ImportError', 'IndentationError',
-                'IndexError',
-                'KeyError', 'MemoryError', 'NameError', 'RecursionError', 'SyntaxError', 'TabError',
+                'IndexError', 'KeyError', 'MemoryError', 'NameError', 'RecursionError', 'SyntaxError', 'TabError',
                 'TimeoutError', 'TypeError', 'UnboundLocalError', 'ValueError', 'ZeroDivisionError']
 # a name the lesson imports, left out of the first lines: the line that imports it
 IMPORTS = {'json': 'import json', 'Counter': 'from collections import Counter',
@@ -41,8 +36,6 @@ IMPORTS = {'json': 'import json', 'Counter': 'from collections import Counter',
 MENDED_ELSEWHERE = {'hint.dedented', 'hint.pasted_prompt', 'hint.pasted_numbers', 'hint.pasted_output'}
 # an endless loop, by the function it was in when time ran out
 LOOPS = {'merge': 'hint.loop_merge', 'train': 'hint.loop_train'}
-# what the lesson's BPE has, and the part that types each
-METHODS = {'__init__': 2, 'train': 3, 'encode': 4, 'decode': 5, 'state': 5}
 ATTRIBUTES = ['vocab', 'merges', 'chars']  # set in __init__ as self.NAME
 # Python's words for a BPE (the class or one made of it) without an attribute
 NO_ATTRIBUTE = re.compile(r"(?:'BPE' object|type object 'BPE') has no attribute '(\w+)'")
@@ -50,7 +43,9 @@ NO_ATTRIBUTE = re.compile(r"(?:'BPE' object|type object 'BPE') has no attribute 
 
 @functools.lru_cache(maxsize=8)  # asked once a rule, of the same file
 def parts_by_line(source):
-    """[(first line, part)] of the parts the source has, in the order of their lines."""
+    """[(first line, part)] of the parts the source has, in the order of their lines: where a line
+    starts each (parts.STARTS), and part 6 at the first line after class BPE's body that is not
+    indented, whatever it is (the lesson's: if __name__ == ...)."""
     starts, in_class = {}, False
     for number, line in enumerate(source.splitlines(), 1):
         line = pasted.unpasted(line)  # a part pasted with >>> or line numbers is still typed

@@ -26,7 +26,11 @@ What is where:
   rules.py     the lesson's rules, one function each, and the reference they compare with
   runner.py    the child process that runs your code, bounded
   main_block.py  part 6 in the child: python3 tokenizer.py as you run it, its lines kept
-  locate.py    where the slip is (compare.py: your functions beside the lesson's ways)
+  locate.py    where the slip is (compare.py: your functions beside the lesson's ways): the
+               line whose trial makes the failed rule hold
+  repair.py    a trial: a line of yours put back as the lesson's way writes it
+  mutations.py a trial: one token of yours changed (a name renamed at one end, an operator)
+  trial.py     the failed rule run again on a trial, in a fork of the child, bounded
   labs.py      the lesson's three labs you type, run and held to what the lesson prints
   report.py    the answers in your language, part by part
   lesson/      the lesson's files exactly as printed, and other_ways.py: what yours are compared with

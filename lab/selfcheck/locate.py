@@ -22,13 +22,13 @@ import sys
 from pathlib import Path
 
 from lab.learner import keyboard
+from lab.learner.parts import UNITS
 from lab.selfcheck import mutations, repair
 from lab.selfcheck.compare import (
     ADDED,
     CHANGED,
     MISSING,
     MOVED,
-    UNITS,
     Item,
     code,
     differences,

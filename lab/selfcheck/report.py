@@ -6,6 +6,7 @@ when it is not typed yet. Then how many rules hold, and the one thing to do next
 
 The words are the catalogs' (lab/learner/catalogs.py, one JSON file a language in lab/locale/).
 """
+from lab.learner import parts
 from lab.learner.catalogs import render
 from lab.plumbing import terminal
 from lab.selfcheck.check import SYNTAX, syntax_part
@@ -108,7 +109,7 @@ def summary(words, answers):
         return lines + [terminal.fill(render(words, 'fix_first', {'rule': rule}), '', '  ')], 1
     todo = sorted({PART_OF[name] for name in rules if answers[name][0] == 'todo'})
     labs = [LABS[name] for name in rules if name in LABS and answers[name][0] == 'todo']
-    if todo == [7] and labs:  # the file is done: the lesson's labs next, by the file to type
+    if todo == [parts.LABS] and labs:  # the file is done: the lesson's labs next, by the file to type
         return lines + [terminal.fill(render(words, 'next_lab', {'lab': labs[0]}), '', '  ')], EXIT_NOT_TYPED
     if todo:
         return lines + [render(words, 'next_part', {'n': str(todo[0]), 'title': words[f'part.{todo[0]}']})], \

@@ -17,6 +17,9 @@ import importlib
 import json
 import reprlib
 from pathlib import Path
+from typing import Callable, NamedTuple
+
+from lab.learner import parts
 
 UNKNOWN = '\ufffd'
 LESSON_MERGES = 12  # settings.json as shipped
@@ -331,41 +334,50 @@ def rule_state():
         expect(f'BPE(**state()).encode({text!r})', again.encode(text), tok.encode(text), 'look.state_again')
 
 
-# (part, what must be typed for it to run, the parts whose code it calls, the rule), in the order
-# the lesson teaches them; the parts: 0 the imports, 1 merge, 2 BPE.__init__, 3 train, 4 encode,
-# 5 decode and state, 6 the __main__ block (rule_command_line: run by the child as python3
-# tokenizer.py, lab/selfcheck/runner.py). A rule's words are 'rule.NAME' in the catalogs.
+class Rule(NamedTuple):
+    """One rule of the lesson: its part (lab/learner/parts.py), the units that must be typed for it
+    to run, the parts whose code it calls, and the check. Its words are 'rule.NAME' in the catalogs."""
+    part: int
+    needs: set
+    calls: set
+    check: Callable
+
+
+# in the order the lesson teaches them; part 6 is the __main__ block (rule_command_line: run by the
+# child as python3 tokenizer.py, lab/selfcheck/runner.py)
 TRAIN = {'BPE.train'}
 RULES = [
-    (0, {'<file>'}, {0}, rule_imports),
-    (1, {'merge'}, {0, 1}, rule_merge_copies),
-    (1, {'merge'}, {0, 1}, rule_merge_replaces),
-    (1, {'merge'}, {0, 1}, rule_merge_list_pair),
-    (1, {'merge'}, {0, 1}, rule_merge_in_time),
-    (2, {'BPE.__init__'}, {0, 2}, rule_init),
-    (3, TRAIN, {0, 1, 2, 3}, rule_base_vocab),
-    (3, TRAIN, {0, 1, 2, 3}, rule_unknown_once),
-    (3, TRAIN, {0, 1, 2, 3}, rule_count),
-    (3, TRAIN, {0, 1, 2, 3}, rule_most_frequent),
-    (3, TRAIN, {0, 1, 2, 3}, rule_ties),
-    (3, TRAIN, {0, 1, 2, 3}, rule_newline),
-    (3, TRAIN, {0, 1, 2, 3}, rule_new_token),
-    (3, TRAIN, {0, 1, 2, 3}, rule_early_stop),
-    (3, TRAIN, {0, 1, 2, 3}, rule_hash_seed),
-    (3, TRAIN, {0, 1, 2, 3}, rule_lesson_text),
-    (4, {'BPE.encode'}, {0, 1, 2, 4}, rule_encode_unknown),
-    (4, {'BPE.encode'}, {0, 1, 2, 4}, rule_encode_order),
-    (5, {'BPE.decode'}, {0, 2, 5}, rule_decode),
-    (5, TRAIN | {'BPE.encode', 'BPE.state'}, {0, 1, 2, 3, 4, 5}, rule_state),
+    Rule(0, {'<file>'}, {0}, rule_imports),
+    Rule(1, {'merge'}, {0, 1}, rule_merge_copies),
+    Rule(1, {'merge'}, {0, 1}, rule_merge_replaces),
+    Rule(1, {'merge'}, {0, 1}, rule_merge_list_pair),
+    Rule(1, {'merge'}, {0, 1}, rule_merge_in_time),
+    Rule(2, {'BPE.__init__'}, {0, 2}, rule_init),
+    Rule(3, TRAIN, {0, 1, 2, 3}, rule_base_vocab),
+    Rule(3, TRAIN, {0, 1, 2, 3}, rule_unknown_once),
+    Rule(3, TRAIN, {0, 1, 2, 3}, rule_count),
+    Rule(3, TRAIN, {0, 1, 2, 3}, rule_most_frequent),
+    Rule(3, TRAIN, {0, 1, 2, 3}, rule_ties),
+    Rule(3, TRAIN, {0, 1, 2, 3}, rule_newline),
+    Rule(3, TRAIN, {0, 1, 2, 3}, rule_new_token),
+    Rule(3, TRAIN, {0, 1, 2, 3}, rule_early_stop),
+    Rule(3, TRAIN, {0, 1, 2, 3}, rule_hash_seed),
+    Rule(3, TRAIN, {0, 1, 2, 3}, rule_lesson_text),
+    Rule(4, {'BPE.encode'}, {0, 1, 2, 4}, rule_encode_unknown),
+    Rule(4, {'BPE.encode'}, {0, 1, 2, 4}, rule_encode_order),
+    Rule(5, {'BPE.decode'}, {0, 2, 5}, rule_decode),
+    Rule(5, TRAIN | {'BPE.encode', 'BPE.state'}, {0, 1, 2, 3, 4, 5}, rule_state),
 ]
 COMMAND_LINE = 'rule_command_line'  # part 6: python3 tokenizer.py, run as the lesson runs it
 # part 7, after the file: the lesson's three labs, each typed as lab/NAME.py and run by the child as
 # python3 -m lab.NAME (lab/selfcheck/labs.py); each needs the whole file, and its saved tokenizer.json
 LABS = {f'rule_lab_{name}': name for name in ['bpe_trace', 'unknown', 'token_count']}
-CHECKS = {check.__name__: check for _, _, _, check in RULES}
-PART_OF = {**{check.__name__: part for part, _, _, check in RULES}, COMMAND_LINE: 6, **dict.fromkeys(LABS, 7)}
-CALLS = {**{check.__name__: parts for _, _, parts, check in RULES}, COMMAND_LINE: set(range(7)),
-         **{name: set(range(7)) for name in LABS}}
-NEEDS = {**{check.__name__: needs for _, needs, _, check in RULES}, COMMAND_LINE: {'__main__'},
+CHECKS = {rule.check.__name__: rule.check for rule in RULES}
+PART_OF = {**{rule.check.__name__: rule.part for rule in RULES}, COMMAND_LINE: 6,
+           **dict.fromkeys(LABS, parts.LABS)}
+EVERY_PART = set(range(parts.LABS))  # what the command line and a lab call: the whole file
+CALLS = {**{rule.check.__name__: rule.calls for rule in RULES}, COMMAND_LINE: EVERY_PART,
+         **{name: EVERY_PART for name in LABS}}
+NEEDS = {**{rule.check.__name__: rule.needs for rule in RULES}, COMMAND_LINE: {'__main__'},
          **{name: {'__main__', f'lab/{lab}.py'} for name, lab in LABS.items()}}
-PARTS = range(8)
+PARTS = parts.NUMBERS

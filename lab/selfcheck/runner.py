@@ -28,7 +28,7 @@ import sys
 import threading
 from pathlib import Path
 
-from lab.learner import catalogs, explain
+from lab.learner import catalogs, explain, parts
 from lab.selfcheck import labs, locate, main_block, rules
 from lab.selfcheck import trial as trial_run
 from lab.selfcheck.trial import time_limit
@@ -370,7 +370,7 @@ SEARCH = 3  # seconds of CPU time for the search of one slip, all its trials tog
 def returned_in_a_loop(lines, part, source):
     """lines, looking at the return of the part's function when it stands inside a loop: that
     return, not the code the rule's own look names, is what to fix."""
-    function = {1: 'merge', 3: 'train', 4: 'encode'}.get(part)
+    function = parts.FUNCTIONS.get(part)
     if function not in explain.returns_in_a_loop(source):
         return lines
     return [['look', {'where': f'look.{function}_return'}] if key == 'look' else [key, fields]
