@@ -14,16 +14,18 @@ import hashlib
 import importlib
 import json
 import os
+import sys
 import unittest
 from pathlib import Path
 
-from lab.selfcheck import check, rules
+from lab.learner import catalogs
+from lab.plumbing import terminal
+from lab.selfcheck import check, report, rules
 
 ROOT = Path(__file__).resolve().parent.parent
 LESSON = ROOT / 'lab' / 'selfcheck' / 'lesson'  # the tutor's copy of the lesson's files
 PATH = ROOT / 'tokenizer.py'
 VERDICT = 'XSLM_TUTOR_VERDICT'  # the tutor's verdict, passed to the processes the tests start
-TUTOR = 'python3 -m lab.selfcheck shows where'
 
 
 @functools.lru_cache(maxsize=None)
@@ -62,9 +64,37 @@ def fingerprint():
     return digest.hexdigest()
 
 
+def words(environ=None):
+    """The tutor's words in the learner's language (the locale's, as the tutor reads it), in English
+    where the terminal cannot show them."""
+    lang = catalogs.language([], os.environ if environ is None else environ)
+    said = catalogs.catalog(lang)
+    try:
+        ''.join(said.values()).encode(getattr(sys.stderr, 'encoding', None) or 'utf-8')
+    except (UnicodeEncodeError, LookupError):
+        said = catalogs.catalog('en')
+    return said
+
+
 def why(part):
-    said = 'is not typed yet' if verdict()[1].get(part) == 'todo' else "fails the lesson's rules"
-    return f'part {part} of tokenizer.py {said} ({TUTOR})'
+    key = 'tests_part_todo' if verdict()[1].get(part) == 'todo' else 'tests_part_failed'
+    return catalogs.render(words(), key, {'part': str(part)})
+
+
+def failure(answers, environ=None):
+    """What the one failing test says: the tutor's first FAILED (or TODO) as its report says it,
+    through what it says of it, and the line that says what to do, in the learner's language."""
+    said = words(environ)
+    if answers is None:
+        return catalogs.render(said, 'tests_unreadable', {})
+    lines, _ = report.report(said, answers, 'tokenizer.py')
+    start = next((n for n, line in enumerate(lines) if line.startswith(report.MARKERS['failed'])),
+                 next((n for n, line in enumerate(lines) if line.startswith(report.MARKERS['todo'])), 0))
+    end = start + 1
+    while end < len(lines) and lines[end].startswith(' '):
+        end += 1
+    header = terminal.fill(catalogs.render(said, 'tests_tutor_failed', {}), '', '')  # 80 columns, as the report
+    return '\n'.join([header, *lines[start:end], lines[-1]])
 
 
 def part_holds(part):

@@ -24,7 +24,6 @@ from unittest import mock
 from lab.contract import lessons
 from lab.learner import catalogs, errors, explain
 from lab.plumbing import cli, measures, terminal
-from lab.selfcheck import __main__ as command
 from lab.selfcheck import check, report, rules
 from tests.project import (
     ENGLISH,
@@ -685,7 +684,7 @@ class LanguageTest(unittest.TestCase):
                 ({'LANG': 'kok_IN.UTF-8'}, [], 'en'), ({'LANG': korean}, ['--lang', 'en'], 'en'),
                 ({'LANG': 'C'}, ['--lang=ko'], 'ko'), ({}, ['--lang=ko', '--lang=en'], 'en'), ({}, [], 'en')]:
             with self.subTest(env=env, args=args):
-                self.assertEqual(command.language(args, env), language)
+                self.assertEqual(catalogs.language(args, env), language)
 
     def test_the_languages_are_the_files_of_lab_locale(self):
         files = (ROOT / 'lab' / 'locale').glob('*.json')

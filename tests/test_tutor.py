@@ -11,21 +11,12 @@ import tempfile
 import unittest
 from pathlib import Path
 
-from lab.learner import catalogs
-from lab.selfcheck import report
+from lab.plumbing import terminal
+from lab.selfcheck import check
 from tests import gate
-from tests.project import LESSON_FILES, ROOT
+from tests.project import ENGLISH, LESSON_FILES, ROOT
 
-
-def first_failed(answers):
-    """The tutor's report of answers from its first FAILED (or TODO) through what it says of it."""
-    lines, _ = report.report(catalogs.catalog('en'), answers, 'tokenizer.py')
-    start = next((n for n, line in enumerate(lines) if line.startswith('FAILED')),
-                 next((n for n, line in enumerate(lines) if line.startswith('TODO')), 0))
-    end = start + 1
-    while end < len(lines) and lines[end].startswith(' '):
-        end += 1
-    return lines[start:end] + lines[-1:]
+LESSON = (LESSON_FILES / 'tokenizer.py').read_text(encoding='utf-8')
 
 
 def suite_with_a_slip():
@@ -40,8 +31,9 @@ def suite_with_a_slip():
         lesson = (LESSON_FILES / 'tokenizer.py').read_text(encoding='utf-8')
         (root / 'tokenizer.py').write_text(lesson.replace('result.append(new_id)', 'result.append(pair)'),
                                            encoding='utf-8')
-        modules = ['tests.test_lesson_merge', 'tests.test_tutor']
-        environment = {**os.environ, 'XSLM_NO_SUITE_IN_SUITE': '1'}
+        modules = ['tests.test_lesson_merge',
+                   'tests.test_tutor.TutorFirstTest.test_every_part_of_tokenizer_py_keeps_the_lessons_rules']
+        environment = {**os.environ, **ENGLISH, 'XSLM_NO_SUITE_IN_SUITE': '1'}
         environment.pop(gate.VERDICT, None)  # its own tutor's verdict, on its own file
         done = subprocess.run([sys.executable, '-m', 'unittest', '-v', *modules], cwd=root,
                               capture_output=True, text=True, timeout=120, env=environment)
@@ -51,11 +43,19 @@ def suite_with_a_slip():
 class TutorFirstTest(unittest.TestCase):
     def test_every_part_of_tokenizer_py_keeps_the_lessons_rules(self):
         answers, unusable = gate.verdict()
-        if answers is None and unusable:
-            self.fail('tokenizer.py cannot be read: python3 -m lab.selfcheck says why')
         if unusable:
-            self.fail('\n'.join(['the tutor (python3 -m lab.selfcheck) finds tokenizer.py wrong, so the '
-                                 'tests that need that part are skipped:', *first_failed(answers)]))
+            self.fail(gate.failure(answers))
+
+    def test_its_failure_is_said_in_the_learners_language(self):
+        slipped = LESSON.replace('result.append(new_id)', 'result.append(pair)')
+        answers = check.check_many([slipped], check.lesson(), hash_seed=False)[0]
+        korean = gate.failure(answers, {'LANG': 'ko_KR.UTF-8'}).splitlines()
+        self.assertTrue(korean[0].startswith('도우미(python3 -m lab.selfcheck)가'), korean[0])
+        self.assertTrue(any(line.startswith('FAILED  merge는') for line in korean), korean)
+        self.assertIn('          tokenizer.py 10번째 줄: result.append(pair)', korean)
+        self.assertLessEqual(max(terminal.width(line) for line in korean), 80)
+        english = gate.failure(answers, {'LANG': 'C.UTF-8'}).splitlines()
+        self.assertTrue(english[0].startswith('the tutor (python3 -m lab.selfcheck) finds'), english[0])
 
     @unittest.skipIf(os.environ.get('XSLM_NO_SUITE_IN_SUITE'), 'run inside the suite run by the test below')
     def test_a_slip_fails_this_one_test_and_skips_the_tests_that_need_its_part(self):

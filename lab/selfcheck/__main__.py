@@ -23,29 +23,6 @@ from lab.selfcheck import check, report, runner
 DEFAULT_FILE = Path('tokenizer.py')  # in the folder it runs in, as every lab's files
 
 
-def language(argv, environ):
-    """The language to speak: the last --lang given, else the first language of the locale there
-    are words for, read as gettext reads it (LANGUAGE, a list such as fr:ko, then LC_ALL,
-    LC_MESSAGES, LANG), else English."""
-    chosen, known = None, catalogs.languages()
-    for n, arg in enumerate(argv):
-        if arg.startswith('--lang='):
-            chosen = arg.split('=', 1)[1]
-        elif arg == '--lang' and n + 1 < len(argv):
-            chosen = argv[n + 1]
-    if chosen in known:
-        return chosen  # one there are no words for: the locale's, to say so in
-    for name in ['LANGUAGE', 'LC_ALL', 'LC_MESSAGES', 'LANG']:
-        if environ.get(name):
-            for item in environ[name].split(':'):
-                code = item.split('.')[0].split('@')[0].split('_')[0]  # ko_KR.UTF-8 -> ko
-                if code in known:
-                    return code
-            if name != 'LANGUAGE':
-                return 'en'  # the locale is set, to a language with no words here
-    return 'en'
-
-
 def can_show(lang, stream):
     """Whether stream can show the letters of lang (an ASCII terminal cannot show Korean; EUC-KR
     can, though it lacks a dash of the titles, which is then shown as '-')."""
@@ -122,7 +99,7 @@ def stop(error):
 
 def main():
     argv = sys.argv[1:]
-    lang = language(argv, os.environ)
+    lang = catalogs.language(argv, os.environ)
     words = catalogs.catalog(lang)
     if lang != 'en' and not can_show(lang, sys.stdout):
         words = catalogs.catalog('en')  # and said in English, which it can show
