@@ -2,12 +2,12 @@
 the most frequent pair of neighbouring tokens joined into a new one. Lines marked "check" you may skip."""
 import json
 import os
+import signal
 import sys
 from pathlib import Path
 
 
-def merge(ids, pair, new_id):
-    """Replace each occurrence of pair in ids, scanning left to right, with new_id."""
+def merge(ids, pair, new_id):  # each pair in ids, scanning left to right, replaced by new_id
     a, b = pair  # a tuple, or a list as read back from JSON
     out, i = [], 0
     while i < len(ids):
@@ -22,8 +22,7 @@ def merge(ids, pair, new_id):
 
 class BPE:
     def __init__(self, vocab, merges):
-        self.vocab = vocab    # vocab[id] is the text of token id
-        self.merges = merges  # [[a, b], new_id] in the order they were learned
+        self.vocab, self.merges = vocab, merges  # vocab[id]: the text of id; merges: [[a, b], new_id]
         self.chars = {piece: i for i, piece in enumerate(vocab) if len(piece) == 1}
 
     @classmethod
@@ -80,10 +79,8 @@ def read_text(path, fix, limit=2**26):  # 64 MiB: train needs ~20 bytes a charac
     except UnicodeDecodeError as e:  # check: say where, so the user can find it
         line, byte = e.object.count(b'\n', 0, e.start) + 1, e.object[e.start]  # check: after a BOM
         raise ValueError(f'{path} is not UTF-8 (byte 0x{byte:02x}, line {line}): save it as UTF-8')  # check
-    if not text:  # check
-        raise ValueError(f'{path} is empty: {fix}')  # check
-    if '\x00' in text:  # check: UTF-16 read as UTF-8 has a NUL beside every letter
-        raise ValueError(f'{path} holds NUL characters, so it looks like UTF-16: save it as UTF-8')  # check
+    if not text or '\x00' in text:  # check: UTF-16 read as UTF-8 has a NUL beside every letter
+        raise ValueError(f'{path} is UTF-16: save as UTF-8' if text else f'{path} is empty: {fix}')  # check
     return text.replace('\r\n', '\n').replace('\r', '\n')  # as Path.read_text reads text
 
 
@@ -117,17 +114,20 @@ def save(text, path):  # a whole file beside path, then a rename: never half a f
 
 
 def main():
+    if sys.argv[1:]:  # check: it takes no arguments, and --help must not train and overwrite the file
+        raise ValueError('usage: python3 tokenizer.py (it reads settings.json, data/train.txt)')  # check
+    signal.signal(signal.SIGTERM, signal.default_int_handler)  # check: kill ends it as Ctrl-C: nothing left
     count = read_merge_count(HERE / 'settings.json')
     text = read_text(HERE / 'data/train.txt', 'put your training text there (lab.fast_bpe for large ones)')
     if len(text) > 100_000:  # every merge counts all of the text again: about 0.7 s a megabyte each
         print(f'about {len(text) * count // 1_400_000 + 1} s to train; lab.fast_bpe learns it in seconds')
     tok = BPE.train(text, count)
+    save(json.dumps(tok.state(), ensure_ascii=False) + '\n', HERE / 'data/tokenizer.json')
     print('vocab:', len(tok.vocab), 'merges:', len(tok.merges))
     if len(tok.merges) < count:
         print(f'(asked for {count} merges; no pair occurs twice after {len(tok.merges)})')
-    print('roundtrip:', 'OK' if tok.decode(tok.encode(text)) == text else 'FAILED', tok.encode('Q: hi\nA: '))
-    save(json.dumps(tok.state(), ensure_ascii=False) + '\n', HERE / 'data/tokenizer.json')
-    print(end='', flush=True)  # check: output that cannot be written (a full disk) says so here, in a line
+    ok = 'OK' if tok.decode(tok.encode(text)) == text else 'FAILED'
+    print('roundtrip:', ok, tok.encode('Q: hi\nA: '), flush=True)  # flush: a full disk says so, in a line
 
 
 if __name__ == '__main__':

@@ -268,12 +268,12 @@ def script_inside(root, script, *args):
     return code, out.getvalue(), err.getvalue()
 
 
-def tokenizer_inside(root):
-    """python3 tokenizer.py in root, run in this process: .returncode, .stdout, .stderr, as run()
-    answers. Only for this project's own tokenizer.py, which a test knows ends."""
+def tokenizer_inside(root, *args):
+    """python3 tokenizer.py args in root, run in this process: .returncode, .stdout, .stderr, as
+    run() answers. Only for this project's own tokenizer.py, which a test knows ends."""
     out, err, code = io.StringIO(), io.StringIO(), 0
     with contextlib.chdir(root) if hasattr(contextlib, 'chdir') else working_in(root), \
-            mock.patch.object(sys, 'argv', ['tokenizer.py']), contextlib.redirect_stdout(out), \
+            mock.patch.object(sys, 'argv', ['tokenizer.py', *args]), contextlib.redirect_stdout(out), \
             contextlib.redirect_stderr(err):
         try:
             runpy.run_path(str(root / 'tokenizer.py'), run_name='__main__')

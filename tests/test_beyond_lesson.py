@@ -163,7 +163,7 @@ class CommandLineErrorTest(unittest.TestCase):
 
     def test_training_text_in_utf16_without_its_mark(self):
         self.train.write_bytes(TEXT.encode('utf-16-le'))
-        self.assert_refused('train.txt', 'looks like UTF-16', 'save it as UTF-8')
+        self.assert_refused('train.txt', 'is UTF-16', 'save as UTF-8')
 
     def test_training_text_that_is_a_folder(self):
         self.train.unlink()
@@ -291,24 +291,39 @@ class SaveTest(unittest.TestCase):
         wholes = {'{"old": true}\n', 'A' * 500000, 'B' * 500000}
         kill_while_writing(self, code, [], self.root, self.path, wholes, rounds=5, seed=4, together=True)
 
-    def test_ctrl_c_on_the_command_line_is_one_line(self):
+    def test_ctrl_c_or_a_kill_on_the_command_line_is_one_line_and_leaves_no_file_behind(self):
         root = copy_project(self)
         rng = random.Random(0)  # random text keeps the lesson's trainer busy for minutes
         text = ''.join(rng.choice('abcdefghijklmnop ') for _ in range(200_000))
         (root / 'data' / 'train.txt').write_text(text)
         (root / 'settings.json').write_text('{"merges": 100000}')
+        for ending in [signal.SIGINT, signal.SIGTERM]:
+            with self.subTest(ending.name):
+                (root / 'data' / 'tokenizer.json').write_text('{"old": true}\n')
+                process = subprocess.Popen([sys.executable, 'tokenizer.py'], cwd=root, text=True,
+                                           stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                           env={**os.environ, 'PYTHONUNBUFFERED': '1'},
+                                           preexec_fn=as_a_terminal_starts_it)
+                self.addCleanup(lambda p=process: p.poll() is None and p.kill())  # not left training
+                self.assertIn('s to train', process.stdout.readline())  # said as it begins to train
+                process.send_signal(ending)
+                out, err = process.communicate(timeout=60)
+                self.assertEqual(process.returncode, 1)
+                self.assertEqual(err, 'tokenizer.py: interrupted; data/tokenizer.json is as it was\n')
+                self.assertEqual((root / 'data' / 'tokenizer.json').read_text(), '{"old": true}\n')
+                self.assertEqual([path.name for path in (root / 'data').iterdir()
+                                  if path.name.endswith('.tmp')], [])  # none of a save cut short
+
+    def test_an_argument_prints_the_usage_and_writes_nothing(self):
+        root = copy_project(self)
         (root / 'data' / 'tokenizer.json').write_text('{"old": true}\n')
-        process = subprocess.Popen([sys.executable, 'tokenizer.py'], cwd=root, text=True,
-                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                   env={**os.environ, 'PYTHONUNBUFFERED': '1'},
-                                   preexec_fn=as_a_terminal_starts_it)
-        self.addCleanup(lambda: process.poll() is None and process.kill())  # not left training for minutes
-        self.assertIn('s to train', process.stdout.readline())  # said as it begins to train
-        process.send_signal(signal.SIGINT)
-        out, err = process.communicate(timeout=60)
-        self.assertEqual(process.returncode, 1)
-        self.assertEqual(err, 'tokenizer.py: interrupted; data/tokenizer.json is as it was\n')
-        self.assertEqual((root / 'data' / 'tokenizer.json').read_text(), '{"old": true}\n')
+        for args in [['--help'], ['-h'], ['data/other.txt']]:
+            with self.subTest(args):
+                done = tokenizer_inside(root, *args)
+                self.assertEqual(done.returncode, 1)
+                self.assertEqual(done.stdout, '')
+                self.assertTrue(done.stderr.startswith('tokenizer.py: usage: python3 tokenizer.py'), done.stderr)
+                self.assertEqual((root / 'data' / 'tokenizer.json').read_text(), '{"old": true}\n')
 
 
 class LibraryRefusesWhatItCannotHandleTest(unittest.TestCase):
