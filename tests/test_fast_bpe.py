@@ -311,6 +311,8 @@ class WorkerLifeTest(unittest.TestCase):
                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
                                    preexec_fn=as_a_terminal_starts_it)
         self.addCleanup(lambda: process.poll() is None and os.killpg(process.pid, signal.SIGKILL))
+        self.addCleanup(process.stderr.close)  # the pipes too: what a test did not read is not needed
+        self.addCleanup(process.stdout.close)
         return process, workers_at_work(self.folder, 2)
 
     def test_ctrl_c_to_the_whole_group_is_one_line_and_no_worker_is_left(self):
