@@ -1,7 +1,7 @@
 """The source distribution ships everything its tests need, and they run from it unpacked.
 
-Building needs the `build` package (pip install build); without it these tests skip, and
-.ci/run installs it so that they run there. The tests use only files git tracks (CI runs
+Building needs the `build` package and setuptools 77 or newer (pip install build setuptools);
+without them these tests skip, and .ci/run installs them so that they run there. The tests use only files git tracks (CI runs
 them in a fresh clone), so "every tracked file is in the archive" is the whole promise;
 running all of the suite again inside the archive would only double the time of
 python3 -m unittest for anyone who has `build` installed. The lesson's rule tests are run
@@ -9,6 +9,7 @@ there as well, to show the unpacked folder works as a project: imports, data, la
 """
 import functools
 import importlib.machinery
+import importlib.metadata
 import subprocess
 import sys
 import tarfile
@@ -27,6 +28,16 @@ def installed(name, path=None):
     return spec is not None and spec.origin not in (None, 'namespace')
 
 
+def setuptools_new_enough():
+    """Whether the setuptools that builds without isolation reads pyproject.toml's SPDX license
+    (77 and newer, PEP 639): an older one, or none, skips the tests with the reason."""
+    try:
+        major = importlib.metadata.version('setuptools').split('.')[0]
+    except importlib.metadata.PackageNotFoundError:
+        return False
+    return major.isdigit() and int(major) >= 77
+
+
 build = True if installed('build') else None  # a lookup of the path, nothing run
 
 # for the repository, not for someone who unpacks the archive
@@ -43,8 +54,9 @@ def tracked_files():
 
 
 def build_and_run(tracked):
-    """(the names the archive holds, the finished run of the lesson's rule tests in it): the
-    archive built from a clean copy of the tracked files, unpacked, and its tests run."""
+    """(the names the archive holds, the finished run of the lesson's rule tests in it, what the
+    build printed): the archive built from a clean copy of the tracked files, unpacked, and its
+    tests run."""
     with tempfile.TemporaryDirectory() as tmp:
         source = Path(tmp) / 'source'
         for name in tracked:  # a clean copy: building writes an .egg-info beside the sources
@@ -65,7 +77,7 @@ def build_and_run(tracked):
         unpacked = next((Path(tmp) / 'unpacked').iterdir())
         ran = subprocess.run([sys.executable, '-m', 'unittest', *LESSON_RULE_TESTS], cwd=unpacked,
                              capture_output=True, text=True, timeout=300)
-        return shipped, ran
+        return shipped, ran, built.stdout + built.stderr
 
 
 @functools.lru_cache(maxsize=None)
@@ -75,19 +87,24 @@ def built():
 
 
 @unittest.skipIf(build is None, 'needs the build package (pip install build)')
+@unittest.skipUnless(setuptools_new_enough(), 'needs setuptools 77 or newer (pip install -U setuptools)')
 class SourceDistributionTest(unittest.TestCase):
     def setUp(self):
         if tracked_files() is None:
             self.skipTest('needs a git checkout to know which files are the project')
 
     def test_every_tracked_file_is_in_the_archive(self):
-        shipped, _ = built()
+        shipped, _, _ = built()
         wanted = [name for name in tracked_files() if not name.startswith(NOT_SHIPPED)]
         self.assertGreater(len(wanted), 40)  # the project, not an empty listing
         self.assertEqual([name for name in wanted if name not in shipped], [])
 
+    def test_the_build_warns_of_nothing(self):
+        said = built()[2]
+        self.assertEqual([line for line in said.splitlines() if 'warn' in line.lower()], [])
+
     def test_the_lesson_rule_tests_pass_in_the_unpacked_archive(self):
-        _, done = built()
+        _, done, _ = built()
         self.assertEqual(done.returncode, 0, done.stderr[-3000:])
         ran = int(done.stderr.split('\nRan ')[1].split()[0])
         self.assertGreater(ran, 20)  # they ran, not 'Ran 0 tests ... OK'
