@@ -10,6 +10,7 @@ there as well, to show the unpacked folder works as a project: imports, data, la
 import functools
 import importlib.machinery
 import importlib.metadata
+import re
 import subprocess
 import sys
 import tarfile
@@ -108,6 +109,21 @@ class SourceDistributionTest(unittest.TestCase):
         self.assertEqual(done.returncode, 0, done.stderr[-3000:])
         ran = int(done.stderr.split('\nRan ')[1].split()[0])
         self.assertGreater(ran, 20)  # they ran, not 'Ran 0 tests ... OK'
+
+
+class RepositoryTest(unittest.TestCase):
+    def test_what_the_readmes_commands_write_is_ignored_by_git(self):
+        if tracked_files() is None:
+            self.skipTest('needs a git checkout')
+        readme = (ROOT / 'README.md').read_text(encoding='utf-8')
+        written = set(re.findall(r'(?:--out|--make-corpus|--tokenizer) (data/[\w./-]+|[\w-]+\.txt)', readme))
+        written -= {'data/train.txt', 'data/mixed.txt'}  # what the commands read, not write
+        self.assertIn('data/gpt.json', written)  # the README's commands, read: not an empty list
+        # a folder (--out data/gpt, for its bins) as a file in it: git ignores a folder by its files
+        paths = sorted(path if '.' in path.rsplit('/', 1)[-1] else f'{path}/train.bin' for path in written)
+        listed = subprocess.run(['git', 'check-ignore', '--no-index', *paths], cwd=ROOT,
+                                capture_output=True, text=True)
+        self.assertEqual(sorted(listed.stdout.split()), paths)
 
 
 class InstalledTest(unittest.TestCase):
