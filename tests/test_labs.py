@@ -567,6 +567,13 @@ class SpecialLabTest(unittest.TestCase):
 
 
 class CompareTest(unittest.TestCase):
+    def test_the_readme_shows_what_the_holdout_run_prints(self):
+        readme = (ROOT / 'README.md').read_text(encoding='utf-8')
+        command = '$ python3 -m lab.compare data/mixed.txt --merges 200 --holdout\n'
+        shown = readme[readme.index(command) + len(command):].split('\n\n')[0]
+        done = run_inside(ROOT, 'compare', 'data/mixed.txt', '--merges', '200', '--holdout')
+        self.assertEqual(done[1].split('\n\n')[0], shown)
+
     def test_every_kind_is_trained_and_measured_on_the_same_text(self):
         train_text, measured, figures = compare.compare(MIXED, 80)
         self.assertEqual((train_text, measured), (MIXED, MIXED))
