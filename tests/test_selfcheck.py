@@ -24,6 +24,7 @@ from unittest import mock
 from lab.contract import lessons
 from lab.learner import catalogs, errors, explain
 from lab.plumbing import cli, measures, terminal
+from lab.selfcheck import __main__ as command
 from lab.selfcheck import check, report, rules
 from tests.project import (
     ENGLISH,
@@ -564,6 +565,9 @@ class CommandLineTest(unittest.TestCase):
         typed = LESSON.replace('import json\n', 'import json\n' + prints)
         typed = typed.replace('        for _ in range(count):\n', "        for _ in range(count):\n"
                                                                    "            print('.', end='')\n")
+        typed = typed.replace("if __name__ == '__main__':\n", "if __name__ == '__main__':\n    import sys\n"
+                              "    sys.stdout.reconfigure(encoding='utf-8')  # as on a Windows console\n"
+                              "    sys.stdout.buffer.write('안녕\\n'.encode('utf-8'))\n")
         failing = lesson_with("print('vocab:'", "print(undefined_name, 'vocab:'")
         cls.runs = {'prints': cls.tutor_ahead(typed, name='prints.py'),
                     'failing': cls.tutor_ahead(failing, '--lang', 'ko', name='failing.py'),
@@ -658,6 +662,19 @@ def watch_a_learner_typing(root):
 
 
 SHARED_CODE = ROOT.parent / 'shared' / 'lesson' / 'code'  # the course's material, where it sits beside us
+
+
+class WatchTest(unittest.TestCase):
+    def test_saving_a_lab_of_the_lesson_is_seen_as_saving_the_file(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / 'tokenizer.py'
+            path.write_text(LESSON, encoding='utf-8')
+            before = command.saved(command.watched(path))
+            (Path(tmp) / 'lab').mkdir()
+            (Path(tmp) / 'lab' / 'unknown.py').write_text('from tokenizer import BPE\n', encoding='utf-8')
+            after = command.saved(command.watched(path))
+            self.assertNotEqual(before, after)
+            self.assertEqual(after, command.saved(command.watched(path)))  # nothing saved: the same
 
 
 class LessonCopyTest(unittest.TestCase):

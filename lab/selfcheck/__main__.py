@@ -18,7 +18,7 @@ if __package__ != 'lab.selfcheck':  # python3 lab/selfcheck/__main__.py, or pyth
 
 from lab.learner import catalogs
 from lab.plumbing import cli, terminal
-from lab.selfcheck import check, report, runner
+from lab.selfcheck import check, report, rules, runner
 
 DEFAULT_FILE = Path('tokenizer.py')  # in the folder it runs in, as every lab's files
 
@@ -65,15 +65,12 @@ def run_once(path, words, shown_file, height=None):
 
 
 def watch(path, words, shown_file):
-    """Check again each time the file is saved, until Ctrl-C: on a terminal the screen is drawn
-    anew, elsewhere each run is printed once."""
+    """Check again each time a file the tutor checks is saved (the file, and the lesson's three labs
+    in lab/ beside it), until Ctrl-C: on a terminal the screen is drawn anew, elsewhere each run
+    is printed once."""
     seen = None
     while True:
-        try:
-            info = os.stat(path)
-            now = (info.st_mtime_ns, info.st_size)
-        except OSError:
-            now = None
+        now = saved(watched(path))
         if now != seen:
             seen = now
             height = None
@@ -86,6 +83,24 @@ def watch(path, words, shown_file):
                 print(terminal.shown(catalogs.render(words, *e.args[0])), flush=True)
             print(words['watching'], flush=True)
         time.sleep(0.2)  # five times a second: a save feels answered at once, and a stat costs nothing
+
+
+def watched(path):
+    """The files whose saving --watch answers: the file to check, and the lesson's three labs."""
+    folder = Path(path).parent
+    return [Path(path), *(folder / 'lab' / f'{lab}.py' for lab in rules.LABS.values())]
+
+
+def saved(paths):
+    """When and how large each of paths was last saved (None for one that is not there)."""
+    found = []
+    for path in paths:
+        try:
+            info = os.stat(path)
+            found.append((info.st_mtime_ns, info.st_size))
+        except OSError:
+            found.append(None)
+    return found
 
 
 def stop(error):

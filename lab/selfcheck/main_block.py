@@ -16,23 +16,38 @@ from lab.selfcheck import rules
 PRINTED = 64 * 1024  # characters of what tokenizer.py prints that are kept to compare
 
 
-class Printed(io.StringIO):
-    """What tokenizer.py prints: its first PRINTED characters, and its last PRINTED, where the
-    lesson's two lines are (a million debug prints before them cost nothing)."""
+class Kept(io.RawIOBase):
+    """The bytes written to it: the first PRINTED, and the last PRINTED."""
 
     def __init__(self):
         super().__init__()
-        self.last = ''
+        self.first, self.last = bytearray(), bytearray()
 
-    def write(self, text):
-        room = PRINTED - self.tell()
-        if room > 0:
-            super().write(text[:room])
-        self.last = (self.last + text[max(room, 0):][-PRINTED:])[-PRINTED:]
-        return len(text)
+    def writable(self):
+        return True
+
+    def write(self, data):
+        data = bytes(data)
+        room = PRINTED - len(self.first)
+        self.first += data[:max(room, 0)]
+        self.last = (self.last + data[max(room, 0):])[-PRINTED:]
+        return len(data)
+
+
+class Printed(io.TextIOWrapper):
+    """What tokenizer.py prints: its first PRINTED bytes, and its last PRINTED, where the lesson's
+    two lines are (a million debug prints before them cost nothing). A real text stream, as
+    sys.stdout is: your code may reconfigure it (encoding='utf-8', to print Korean on Windows)
+    or write bytes to its .buffer."""
+
+    def __init__(self):
+        super().__init__(io.BufferedWriter(Kept()), encoding='utf-8', errors='replace', write_through=True)
 
     def getvalue(self):
-        return super().getvalue() + ('\n' + self.last if self.last else '')
+        if not self.closed:  # your code may have closed it
+            self.flush()
+        kept = self.buffer.raw
+        return (bytes(kept.first) + (b'\n' + bytes(kept.last) if kept.last else b'')).decode('utf-8', 'replace')
 
 
 def command_line(source, code=None):
