@@ -147,8 +147,8 @@ class LearnerBugSeenFromALabTest(unittest.TestCase):
 
     def test_an_error_raised_in_tokenizer_py_is_said_as_the_tutor_says_it_with_its_line(self):
         # labs of ours that show the learner's BPE: the lesson's own three may be the learner's
-        for old, new, lab, said in [('enumerate(vocab)', 'enumerate(vocabs)', 'unknown', "name 'vocabs'"),
-                                    ('self.chars.get(c, 0)', 'self.charz.get(c, 0)', 'unknown', 'charz')]:
+        for old, new, lab, said in [('enumerate(vocab)', 'enumerate(vocabs)', 'merge_order', "name 'vocabs'"),
+                                    ('if len(c) == 1}', 'if len(cc) == 1}', 'vocab_curve', "name 'cc'")]:
             with self.subTest(new):
                 done = self.lab_with(old, new, lab)
                 line = next(n for n, text in enumerate(self.lesson.splitlines(), 1) if old in text)
@@ -179,11 +179,11 @@ class LearnerBugSeenFromALabTest(unittest.TestCase):
 
     def test_a_bpe_that_keeps_no_chars_is_said_with_the_tutor_not_a_traceback_in_a_lab(self):
         self.typed_with('        self.chars = {', '        self.char = {')
-        done = self.lab('unknown')
+        done = self.lab('merge_order')
         self.assertEqual(done.returncode, 1)
         self.assertEqual(done.stderr.splitlines(), [  # tokenizer.py's to mend, not the file's
-            'lab.unknown: BPE in tokenizer.py keeps no self.chars (dict)',
-            'lab.unknown: python3 -m lab.selfcheck checks tokenizer.py rule by rule'])
+            'lab.merge_order: BPE in tokenizer.py keeps no self.chars (dict)',
+            'lab.merge_order: python3 -m lab.selfcheck checks tokenizer.py rule by rule'])
 
     def test_the_librarys_labs_use_their_own_bpe_whatever_tokenizer_py_holds(self):
         self.typed_with("        self.vocab, self.merges = vocab, merges\n",
@@ -195,8 +195,8 @@ class LearnerBugSeenFromALabTest(unittest.TestCase):
     def test_an_error_tokenizer_py_raises_is_not_blamed_on_the_file_being_loaded(self):
         self.typed_with("        self.vocab, self.merges = vocab, merges\n",
                         "        self.vocab, self.merges = vocab, merges\n        raise ValueError('no merges today')\n")
-        done = self.lab('unknown')
-        self.assertEqual((done.returncode, done.stderr), (1, 'lab.unknown: no merges today\n'))
+        done = self.lab('merge_order')
+        self.assertEqual((done.returncode, done.stderr), (1, 'lab.merge_order: no merges today\n'))
 
     def test_an_error_in_a_lab_itself_is_not_blamed_on_tokenizer_py(self):
         def lab_code():
