@@ -26,7 +26,8 @@ from lab.learner.parts import METHODS, STARTS
 DETAIL = 300  # characters of an error's own message that are said
 # The errors the catalogs say in words, as 'error.NAME'
 KNOWN_ERRORS = ['AssertionError', 'AttributeError', 'FileNotFoundError', 'ImportError', 'IndentationError',
-                'IndexError', 'KeyError', 'MemoryError', 'NameError', 'RecursionError', 'SyntaxError', 'TabError',
+                'IndexError', 'KeyError', 'MemoryError', 'NameError', 'RecursionError', 'SyntaxError',
+                'TabError',
                 'TimeoutError', 'TypeError', 'UnboundLocalError', 'ValueError', 'ZeroDivisionError']
 # a name the lesson imports, left out of the first lines: the line that imports it
 IMPORTS = {'json': 'import json', 'Counter': 'from collections import Counter',

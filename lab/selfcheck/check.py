@@ -69,8 +69,11 @@ def typed_names(source):
 
 def stub(function):
     """Whether a def has no code yet, only pass, ... or a docstring: a part to type, not a slip."""
-    return all(isinstance(node, ast.Pass) or isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
-               and (node.value.value is Ellipsis or isinstance(node.value.value, str)) for node in function.body)
+    def placeholder(node):  # pass, ..., or a docstring
+        value = getattr(getattr(node, 'value', None), 'value', None)
+        return isinstance(node, ast.Pass) or isinstance(node, ast.Expr) and \
+            isinstance(node.value, ast.Constant) and (value is Ellipsis or isinstance(value, str))
+    return all(placeholder(node) for node in function.body)
 
 
 def read(path):
@@ -86,11 +89,12 @@ def read(path):
     except IsADirectoryError:
         raise Unreadable(['file_folder', {'file': str(path)}]) from None
     except FileNotFoundError as e:
-        found = labs.misplaced(Path(path).parent, Path(path).stem, Path(path)) if Path(path).parent.is_dir() else None
+        folder = Path(path).parent
+        found = labs.misplaced(folder, Path(path).stem, Path(path)) if folder.is_dir() else None
         if found is not None:  # saved as tokenizer.py.txt, or in lab/: the file is there, by another name
             shown = os.path.relpath(found)
-            raise Unreadable(['file_misplaced', {'file': str(path), 'found': shown,
-                                                 'command': f'mv {shlex.quote(shown)} {shlex.quote(str(path))}'}])
+            command = f'mv {shlex.quote(shown)} {shlex.quote(str(path))}'
+            raise Unreadable(['file_misplaced', {'file': str(path), 'found': shown, 'command': command}])
         raise Unreadable(['file_missing', {'file': str(path), 'why': e.strerror or str(e)}]) from None
     except OSError as e:
         raise Unreadable(['file_unreadable',

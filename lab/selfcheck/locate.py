@@ -344,9 +344,10 @@ def functions(tree):
 
 def statement_at(function, line):
     """The innermost statement of function whose lines hold line."""
-    return max((node for node in ast.walk(function) if isinstance(node, ast.stmt) and
-                node.lineno <= line <= (node.end_lineno or node.lineno) and
-                (node.body[0].lineno > line if getattr(node, 'body', None) and node is not function else True)),
+    def holds(node):  # line, and not in a body of its own: the header of a loop holds its header only
+        body = getattr(node, 'body', None) if node is not function else None
+        return node.lineno <= line <= (node.end_lineno or node.lineno) and (not body or body[0].lineno > line)
+    return max((node for node in ast.walk(function) if isinstance(node, ast.stmt) and holds(node)),
                key=lambda node: node.lineno)
 
 
@@ -402,7 +403,8 @@ def statement_end(item, most=None):
         end = getattr(node, 'end_lineno', None) or item.lineno
     else:
         parts = [getattr(node, field) for field in header if getattr(node, field, None) is not None]
-        end = max([item.lineno, *(getattr(n, 'end_lineno', 0) or 0 for part in parts for n in ast.walk(part))])
+        ends = [getattr(n, 'end_lineno', 0) or 0 for part in parts for n in ast.walk(part)]
+        end = max([item.lineno, *ends])
     return min(end, most) if most else end
 
 

@@ -47,7 +47,8 @@ class Printed(io.TextIOWrapper):
         if not self.closed:  # your code may have closed it
             self.flush()
         kept = self.buffer.raw
-        return (bytes(kept.first) + (b'\n' + bytes(kept.last) if kept.last else b'')).decode('utf-8', 'replace')
+        both = bytes(kept.first) + (b'\n' + bytes(kept.last) if kept.last else b'')
+        return both.decode('utf-8', 'replace')
 
 
 def command_line(source, code=None):

@@ -32,10 +32,10 @@ class Names:
                if isinstance(n, (ast.Name, ast.arg))]
         every = [n.id for n in ast.walk(tree) if isinstance(n, ast.Name)]
         every += [n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.ClassDef))]
-        bound = {n.id for n in ast.walk(function) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+        bound = {n.id for n in ast.walk(function) if _stored(n)}
         bound |= {n.arg for n in ast.walk(function) if isinstance(n, ast.arg)}
         read = {n.id for n in ast.walk(function) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
-        known = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}  # the file's own
+        known = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}  # the file's
         known |= {a.asname or a.name.split('.')[0] for n in ast.walk(tree)
                   if isinstance(n, (ast.Import, ast.ImportFrom)) for a in n.names}
         known |= {n.id for top in tree.body if not isinstance(top, (ast.FunctionDef, ast.ClassDef, ast.If))
@@ -45,7 +45,7 @@ class Names:
                  for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
         # read before any line gives it a value (an UnboundLocalError): as good as never given one
         first = {}  # a statement reads what it reads before it gives a value: ids = merge(ids, ...)
-        found = [((statement.lineno, isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load), n.col_offset), n)
+        found = [((statement.lineno, _stored(n), n.col_offset), n)
                  for statement in ast.walk(function) if isinstance(statement, ast.stmt)
                  for _, n in _walk(statement, (), shallow=True) if isinstance(n, (ast.Name, ast.arg))]
         for _, n in sorted(found, key=lambda f: f[0]):
@@ -74,8 +74,9 @@ class Names:
     def suspect(self, statement):
         """Whether a statement holds (on its own line, not in its body) one end of a name typed
         otherwise."""
-        return any(isinstance(n, ast.Name) and n.id in self.unbound + self.unread or
-                   isinstance(n, ast.arg) and n.arg in self.unread for _, n in _walk(statement, (), shallow=True))
+        ends = self.unbound + self.unread
+        return any(isinstance(n, ast.Name) and n.id in ends or isinstance(n, ast.arg) and n.arg in self.unread
+                   for _, n in _walk(statement, (), shallow=True))
 
 
 def renamed_copies(function, tree):
@@ -93,10 +94,11 @@ def renamed_copies(function, tree):
     bound = [n for n in names.names if n in names.bound and n not in ('self', 'cls')]
     places = list(_walk(function, ()))
     stores = [(path, node, 'arg' if isinstance(node, ast.arg) else 'id') for path, node in places
-              if isinstance(node, ast.arg) or isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load)]
-    reads = [(path, node, 'id') for path, node in places if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)]
+              if isinstance(node, ast.arg) or _stored(node)]
+    reads = [(path, node, 'id') for path, node in places if _read(node)]
     steps = [(stores, lambda name: name in names.unread, names.unbound),
-             (reads, lambda name: name in names.unbound, names.unread + [n for n in bound if n not in names.unread]),
+             (reads, lambda name: name in names.unbound,
+              names.unread + [n for n in bound if n not in names.unread]),
              ([s for s in stores if s[2] == 'id'], lambda name: name not in names.unread, names.unbound),
              ([s for s in stores if s[2] == 'arg'], lambda name: name not in ('self', 'cls'), names.unbound),
              (reads, lambda name: name not in names.unread, names.unread)]
@@ -154,8 +156,8 @@ def places(statement, path, names):
         elif isinstance(node, ast.Attribute):
             found.append((at + ('attr',), [a for a in names.attributes if a != node.attr][:MOST]))
         elif isinstance(node, ast.Constant) and type(node.value) is int:
-            found.append((at + ('value',), [v for v in dict.fromkeys((node.value - 1, node.value + 1, 0, 1, 2))
-                                            if v >= 0 and v != node.value][:3]))
+            near = dict.fromkeys((node.value - 1, node.value + 1, 0, 1, 2))  # one off first
+            found.append((at + ('value',), [v for v in near if v >= 0 and v != node.value][:3]))
         elif isinstance(node, ast.Constant) and isinstance(node.value, str) and len(node.value) <= SHORT:
             found.append((at + ('value',), [s for s in names.strings if s != node.value][:MOST]))
         elif isinstance(node, ast.Slice) and (node.lower is not None or node.upper is not None):
@@ -165,7 +167,8 @@ def places(statement, path, names):
         elif isinstance(node, ast.Compare):
             found += [(at + ('ops', n), [other() for other in KIN.get(type(op), [])])
                       for n, op in enumerate(node.ops)]
-    found.sort(key=lambda place: not names.suspect(_holder(statement, place[0][len(path):])))  # its ends first
+    # the ends of a name typed otherwise first
+    found.sort(key=lambda place: not names.suspect(_holder(statement, place[0][len(path):])))
     return [(at, alternatives) for at, alternatives in found if alternatives]
 
 
@@ -190,6 +193,14 @@ def _holder(node, path):
     elif len(path) > 1 and path[-2] == 'ops':
         path = path[:-2]
     return _at(node, path)
+
+
+def _stored(node):
+    return isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load)
+
+
+def _read(node):
+    return isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)
 
 
 def _at(node, path):

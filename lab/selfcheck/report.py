@@ -135,7 +135,8 @@ def said_lines(words, said, shown_file):
         text = terminal.shown(render(words, key, {'file': shown_file, **fields}))
         code = fields.get('code', '') if key.startswith('slip_') else ''  # a keyboard hint's code is U+...
         if '\n' in code or code and terminal.width(text) > 80 - 10:
-            said_first = terminal.shown(render(words, key, {'file': shown_file, **fields, 'code': ''}).rstrip())
+            said_first = render(words, key, {'file': shown_file, **fields, 'code': ''}).rstrip()
+            said_first = terminal.shown(said_first)
             lines.append(terminal.fill(said_first, ' ' * 10, ' ' * 12))
             lines += terminal.code_lines(code, ' ' * 12)
             continue

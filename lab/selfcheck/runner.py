@@ -302,7 +302,7 @@ def slips(wanted, answers, names, folder, source):
             try:
                 yield slip_for(name, names, folder, source, limit, settled, stopped,
                                raised_at(answers[at][1][1]), first)
-            except rules.TooLong:  # its search took too long: the rule's answer stands, the next is looked for
+            except rules.TooLong:  # its search took too long: the rule's answer stands; on to the next
                 yield None
             except Exception:  # a file of a shape the finder did not foresee: the rule's answer stands
                 if os.environ.get('XSLM_TUTOR_RAISE'):  # for whoever works on the finder: its own error
@@ -359,11 +359,11 @@ def slip_for(name, names, folder, source, limit, settled, stopped, raised=None, 
         ran = set()
         answer_for(name, folder, source, limit, settled, ran)
     with trial_run.time_limit(SEARCH):
-        return locate.locate(source, ran, stopped or suspects, holds=trial, raised=None if stopped else raised,
-                             effort=first)
+        return locate.locate(source, ran, stopped or suspects, holds=trial,
+                             raised=None if stopped else raised, effort=first)
 
 
-TRIAL = 0.3  # seconds of CPU time for the rule on one trial of your file: the lesson's code needs milliseconds
+TRIAL = 0.3  # seconds of CPU time for the rule on one trial of your file: the lesson's code needs ms
 SEARCH = 3  # seconds of CPU time for the search of one slip, all its trials together
 
 

@@ -139,7 +139,8 @@ def in_a_fork(work, seconds):
     said = b''
     try:
         deadline = time.monotonic() + seconds * WALL + 1
-        while len(said) <= PIPE * 64 and select.select([read], [], [], max(deadline - time.monotonic(), 0))[0]:
+        while len(said) <= PIPE * 64 and \
+                select.select([read], [], [], max(deadline - time.monotonic(), 0))[0]:
             chunk = os.read(read, PIPE)
             if not chunk:
                 break
@@ -203,7 +204,8 @@ def swapped(module, tree, path, node):
     owner = module if len(path) == 2 else getattr(module, at(tree, path[:2]).name)
     name = at(tree, path).name
     defined = {}
-    exec(compiled(ast.fix_missing_locations(ast.Module(body=[node], type_ignores=[]))), module.__dict__, defined)
+    alone = ast.fix_missing_locations(ast.Module(body=[node], type_ignores=[]))
+    exec(compiled(alone), module.__dict__, defined)
     had = vars(owner).get(name, swapped)
     setattr(owner, node.name, defined[node.name])
     try:

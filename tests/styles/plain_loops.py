@@ -1,6 +1,5 @@
 """The lesson's tokenizer, written with plain loops and a dict where the lesson uses Counter."""
 import json
-from pathlib import Path
 
 
 def merge(ids, pair, new_id):
