@@ -93,7 +93,7 @@ def failure(answers, environ=None):
     end = start + 1
     while end < len(lines) and lines[end].startswith(' '):
         end += 1
-    header = terminal.fill(catalogs.render(said, 'tests_tutor_failed', {}), '', '')  # 80 columns, as the report
+    header = terminal.fill(catalogs.render(said, 'tests_tutor_failed', {}))  # 80 columns, as the report
     return '\n'.join([header, *lines[start:end], lines[-1]])
 
 

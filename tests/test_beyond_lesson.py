@@ -322,7 +322,8 @@ class SaveTest(unittest.TestCase):
                 done = tokenizer_inside(root, *args)
                 self.assertEqual(done.returncode, 1)
                 self.assertEqual(done.stdout, '')
-                self.assertTrue(done.stderr.startswith('tokenizer.py: usage: python3 tokenizer.py'), done.stderr)
+                usage = 'tokenizer.py: usage: python3 tokenizer.py'
+                self.assertTrue(done.stderr.startswith(usage), done.stderr)
                 self.assertEqual((root / 'data' / 'tokenizer.json').read_text(), '{"old": true}\n')
 
 

@@ -118,6 +118,9 @@ class LessonFilesInPlaceTest(unittest.TestCase):
 
 
 
+KEEPS = "        self.vocab, self.merges = vocab, merges\n"  # the line of __init__ that keeps both
+
+
 class LearnerBugSeenFromALabTest(unittest.TestCase):
     """A bug in the learner's tokenizer.py, met inside a lab: three lines, the tutor last, no traceback."""
 
@@ -186,15 +189,13 @@ class LearnerBugSeenFromALabTest(unittest.TestCase):
             'lab.merge_order: python3 -m lab.selfcheck checks tokenizer.py rule by rule'])
 
     def test_the_librarys_labs_use_their_own_bpe_whatever_tokenizer_py_holds(self):
-        self.typed_with("        self.vocab, self.merges = vocab, merges\n",
-                        "        self.vocab, self.merges = vocab, merges\n        raise ValueError('no merges today')\n")
+        self.typed_with(KEEPS, KEEPS + "        raise ValueError('no merges today')\n")
         for lab in ['check', 'audit', 'show']:
             with self.subTest(lab):
                 self.assertEqual(self.lab(lab).returncode, 0)
 
     def test_an_error_tokenizer_py_raises_is_not_blamed_on_the_file_being_loaded(self):
-        self.typed_with("        self.vocab, self.merges = vocab, merges\n",
-                        "        self.vocab, self.merges = vocab, merges\n        raise ValueError('no merges today')\n")
+        self.typed_with(KEEPS, KEEPS + "        raise ValueError('no merges today')\n")
         done = self.lab('merge_order')
         self.assertEqual((done.returncode, done.stderr), (1, 'lab.merge_order: no merges today\n'))
 

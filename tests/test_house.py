@@ -105,9 +105,11 @@ class LayersTest(unittest.TestCase):
         with tempfile.TemporaryDirectory() as tmp:
             root = Path(tmp)
             lesson = (ROOT / 'lab' / 'selfcheck' / 'lesson' / 'tokenizer.py').read_text(encoding='utf-8')
-            (root / 'tokenizer.py').write_bytes(b'\xef\xbb\xbf' + lesson.replace('\n', '\r\n').encode('utf-8'))
+            notepad = b'\xef\xbb\xbf' + lesson.replace('\n', '\r\n').encode('utf-8')  # a BOM, CRLF
+            (root / 'tokenizer.py').write_bytes(notepad)
             self.assertEqual(imports(root / 'tokenizer.py', root), set())  # the standard library only
-            (root / 'tokenizer.py').write_text('def merge(ids, pair, new_id):\n    result, i = [],', encoding='utf-8')
+            half = 'def merge(ids, pair, new_id):\n    result, i = [],'  # typed this far
+            (root / 'tokenizer.py').write_text(half, encoding='utf-8')
             self.assertEqual(imports(root / 'tokenizer.py', root), set())
 
     def test_the_layers_are_the_ones_contributing_md_states(self):
@@ -171,7 +173,8 @@ class AddingTest(unittest.TestCase):
                 '\n\n')
         place = 'class Rule(NamedTuple):'
         self.edit('lab/selfcheck/rules.py', place, rule + place)
-        self.edit('lab/selfcheck/rules.py', '    Rule(1, {\'merge\'}, {0, 1}, rule_merge_in_time),\n',  # the list
+        self.edit('lab/selfcheck/rules.py',  # the list
+                  '    Rule(1, {\'merge\'}, {0, 1}, rule_merge_in_time),\n',
                   '    Rule(1, {\'merge\'}, {0, 1}, rule_merge_in_time),\n'
                   '    Rule(1, {\'merge\'}, {0, 1}, rule_throwaway),\n')
         catalog = json.loads((self.root / 'lab' / 'locale' / 'en.json').read_text(encoding='utf-8'))

@@ -1,7 +1,8 @@
 """The source distribution ships everything its tests need, and they run from it unpacked.
 
 Building needs the `build` package and setuptools 77 or newer (pip install build setuptools);
-without them these tests skip, and .ci/run installs them so that they run there. The tests use only files git tracks (CI runs
+without them these tests skip, and .ci/run installs them so that they run there. The tests
+use only files git tracks (CI runs
 them in a fresh clone), so "every tracked file is in the archive" is the whole promise;
 running all of the suite again inside the archive would only double the time of
 python3 -m unittest for anyone who has `build` installed. The lesson's rule tests are run

@@ -223,7 +223,7 @@ class RulesTest(unittest.TestCase):
         self.assertIn(['at_line', {'line': str(typed.splitlines().index(
             '        ids = [self.chars[c] for c in text]') + 1), 'function': 'encode'}], lines)
 
-    def test_a_syntax_error_is_filed_under_its_part_the_parts_before_are_checked_it_and_those_after_wait(self):
+    def test_a_syntax_error_is_filed_under_its_part_those_before_are_checked_it_and_those_after_wait(self):
         answers = answers_for(UNCLOSED)
         self.assertEqual(check.syntax_part(answers), 4)
         states = {part: {answers[name][0] for name, its in rules.PART_OF.items()

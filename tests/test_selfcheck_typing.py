@@ -18,6 +18,7 @@ LESSON = (LESSON_FILES / 'tokenizer.py').read_text(encoding='utf-8')
 LINES = LESSON.splitlines(keepends=True)
 MAIN = LESSON.index('\n\nif __name__')
 STATE = LESSON[LESSON.index('    def state'):MAIN]
+DECODE = "        return ''.join(self.vocab[i] for i in ids)"
 
 
 def shifted(first, last, spaces):
@@ -37,8 +38,8 @@ TYPED = {
     'state inside the main block': LESSON[:LESSON.index('    def state')] + LESSON[MAIN + 2:] + '\n'
     + STATE.rstrip('\n') + '\n',
     'merges = [] dedented': line_changed(27, lambda line: line[4:]),
-    'decode typed as pass': LESSON.replace("        return ''.join(self.vocab[i] for i in ids)", '        pass'),
-    'decode typed as ...': LESSON.replace("        return ''.join(self.vocab[i] for i in ids)", '        ...'),
+    'decode typed as pass': LESSON.replace(DECODE, '        pass'),
+    'decode typed as ...': LESSON.replace(DECODE, '        ...'),
     'encode pasted with prompts': ''.join(('>>> ' if n == 42 else '... ') + line if 42 <= n <= 46 else line
                                           for n, line in enumerate(LINES, 1)),
     'line numbers pasted': ''.join(f'{n} {line}' for n, line in enumerate(LINES, 1)),
@@ -46,7 +47,8 @@ TYPED = {
     'a BOM inside': line_changed(27, lambda line: line[:8] + '\ufeff' + line[8:]),
     'two slips': LESSON.replace('            i += 2', '            i += 1')
                        .replace('vocab[pair[0]] + vocab[pair[1]]', 'vocab[pair[0]] + vocab[pair[0]]'),
-    'the second of two slips': LESSON.replace('vocab[pair[0]] + vocab[pair[1]]', 'vocab[pair[0]] + vocab[pair[0]]'),
+    'the second of two slips': LESSON.replace('vocab[pair[0]] + vocab[pair[1]]',
+                                              'vocab[pair[0]] + vocab[pair[0]]'),
     "'/n' in a statement of two lines": LESSON.replace("if '\\n' not in", "if '/n' not in"),
 }
 
@@ -76,13 +78,15 @@ def hint(case):
 
 class WrongPlaceTest(unittest.TestCase):
     def test_a_method_typed_inside_another_is_named_with_how_far_to_move_it(self):
-        self.assertEqual(hint('encode inside train'), {'text': 'hint.def_inside', 'name': 'encode', 'line': '42',
-                                                       'inside': 'train', 'spaces': '4', 'part': '4'})
+        said = hint('encode inside train')
+        self.assertEqual(said, {'text': 'hint.def_inside', 'name': 'encode', 'line': '42', 'inside': 'train',
+                                'spaces': '4', 'part': '4'})
         self.assertEqual(hint('state inside decode')['inside'], 'decode')
 
     def test_a_method_typed_in_the_main_block_is_named_with_where_it_belongs(self):
         said = hint('state inside the main block')
-        self.assertEqual((said['text'], said['name'], said['where']), ('hint.def_in_main', 'state', 'place.class'))
+        self.assertEqual((said['text'], said['name'], said['where']),
+                         ('hint.def_in_main', 'state', 'place.class'))
         typed = TYPED['state inside the main block'].splitlines()
         self.assertEqual(typed[int(said['line']) - 1], '    def state(self):')
 
@@ -110,7 +114,8 @@ class PastedTest(unittest.TestCase):
         self.assertEqual(hint('encode pasted with prompts'), {'text': 'hint.pasted_prompt', 'lines': '42-46'})
 
     def test_line_numbers_of_a_web_page_are_named_by_their_lines(self):
-        self.assertEqual(hint('line numbers pasted'), {'text': 'hint.pasted_numbers', 'lines': f'1-{len(LINES)}'})
+        self.assertEqual(hint('line numbers pasted'),
+                         {'text': 'hint.pasted_numbers', 'lines': f'1-{len(LINES)}'})
 
     def test_what_the_terminal_printed_is_named_as_lines_to_delete(self):
         self.assertEqual(hint('output pasted'),
@@ -160,7 +165,8 @@ class FilesAroundTest(unittest.TestCase):
 
     def test_tokenizer_py_saved_as_text_is_named_with_the_mv_that_fixes_it(self):
         self.assertEqual(self.misplaced('tokenizer.py.txt'), ['file_misplaced', {
-            'file': 'tokenizer.py', 'found': 'tokenizer.py.txt', 'command': 'mv tokenizer.py.txt tokenizer.py'}])
+            'file': 'tokenizer.py', 'found': 'tokenizer.py.txt',
+            'command': 'mv tokenizer.py.txt tokenizer.py'}])
 
     def test_tokenizer_py_saved_in_lab_is_named_with_the_mv_that_fixes_it(self):
         self.assertEqual(self.misplaced('lab/tokenizer.py')[1]['command'], 'mv lab/tokenizer.py tokenizer.py')
