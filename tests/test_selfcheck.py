@@ -462,13 +462,15 @@ class HostileLearnerFileTest(unittest.TestCase):
         self.assertEqual(raised[0], ['raised', {'error': 'KeyboardInterrupt'}])
         self.assertEqual(answers[1]['rule_init'][0], 'passed')  # the child went on to part 2
 
-    def test_a_thread_the_learner_leaves_running_is_not_waited_for(self):
+    def test_a_thread_the_learner_leaves_running_is_not_waited_for_and_python3_tokenizer_py_fails(self):
         waits = LESSON.replace('import json\n', 'import json\nimport threading\nimport time\n'
                                'threading.Thread(target=time.sleep, args=(60,)).start()\n', 1)
         started = time.monotonic()
         answers = check.check_many([waits], check.lesson(), hash_seed=False)[0]
         self.assertLess(time.monotonic() - started, 20)
-        self.assertEqual({state for state, _ in answers.values()}, {'passed'})
+        self.assertEqual({name for name, (state, _) in answers.items() if state != 'passed'},
+                         {'rule_command_line'})  # which would wait a minute for it as it ends
+        self.assertEqual(answers['rule_command_line'][1][0], ['command_never_ends', {}])
 
     def test_a_tokenizer_json_that_is_a_pipe_or_a_device_is_not_waited_for(self):
         for name in ['fifo', 'zero']:
@@ -498,6 +500,20 @@ class HostileLearnerFileTest(unittest.TestCase):
             left = [int(pid) for pid in file.read().split()]
         self.assertTrue(left)
         self.assertEqual(still_alive(left), [])
+
+    def test_a_main_block_that_never_ends_as_python_ends_it_fails_part_6(self):
+        thread = LESSON + ('    import threading, time\n'
+                           '    threading.Thread(target=lambda: [time.sleep(0.01) for _ in iter(int, 1)]).start()\n')
+        at_exit = LESSON + '    import atexit\n    @atexit.register\n    def forever():\n        while True:\n' \
+                           '            pass\n'
+        ends = LESSON + "    import atexit\n    atexit.register(print, 'bye')\n"
+        answers = check.check_many([thread, at_exit, ends], check.lesson(), seconds=0.2, hash_seed=False)
+        said = [answer['rule_command_line'] for answer in answers]
+        self.assertEqual(said[0], ['failed', [['command_never_ends', {}], ['look', {'where': 'look.command_ends'}]]])
+        self.assertEqual(said[1][0], 'failed')
+        loop = at_exit.splitlines().index('        while True:') + 1  # stopped there, and said so
+        self.assertIn(['at_line', {'line': str(loop), 'function': 'forever'}], said[1][1])
+        self.assertEqual(said[2], ['passed', None])
 
     def test_code_that_swallows_the_timer_is_ended_by_the_tutor(self):
         typed = LESSON.replace('    result, i = [], 0\n', '    while True:\n        try:\n'

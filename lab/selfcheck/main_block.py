@@ -2,18 +2,22 @@
 the learner runs it, its lines held to the lesson's and its data/tokenizer.json to the lesson's
 keys. What it prints is kept at both ends only (Printed), so that a million debug prints cost
 nothing and the lesson's two lines, printed last, are still seen."""
+import atexit
 import contextlib
 import io
 import json
 import runpy
 import sys
+import threading
 from pathlib import Path
+from unittest import mock
 
 from lab.learner import explain
 from lab.plumbing import locations, measures, reading
 from lab.selfcheck import rules
 
 PRINTED = 64 * 1024  # characters of what tokenizer.py prints that are kept to compare
+JOIN = 0.5  # seconds by the clock a thread your main block started may take to end after it
 
 
 class Kept(io.RawIOBase):
@@ -57,13 +61,18 @@ def command_line(source, code=None):
     saved = Path('data', 'tokenizer.json')
     saved.unlink(missing_ok=True)
     printed = Printed()
-    with contextlib.redirect_stdout(printed), patched_argv(['tokenizer.py']):
+    threads, at_exit = set(threading.enumerate()), []
+    with contextlib.redirect_stdout(printed), patched_argv(['tokenizer.py']), \
+            mock.patch.object(atexit, 'register', lambda f, *a, **k: at_exit.append((f, a, k)) or f):
         try:
             if code is None:
                 runpy.run_path('tokenizer.py', run_name='__main__')
             else:
                 exec(code, {'__name__': '__main__', '__file__': str(Path('tokenizer.py').resolve()),
                             '__builtins__': __builtins__})
+            never = never_ends(threads, at_exit)
+            if never:
+                return never
         except SystemExit as e:
             if e.code not in (None, 0):
                 said = e.code if isinstance(e.code, str) else f'exit status {e.code}'
@@ -88,6 +97,24 @@ def command_line(source, code=None):
     if not isinstance(state, dict) or sorted(state) != ['merges', 'vocab'] or rules.UNKNOWN not in raw:
         return ['failed', [['tokenizer_json_keys', {}], ['look', {'where': 'look.command_save'}]]]
     return ['passed', None]
+
+
+def never_ends(threads, at_exit):
+    """python3 tokenizer.py as Python ends it, once the main block is done: it waits for each
+    thread that is not a daemon, then runs the atexit functions, last registered first. A failed
+    answer when a thread your code started does not end; an atexit function that runs on is
+    stopped by the rule's limit, where it is. None when it ends."""
+    left = [thread for thread in threading.enumerate() if thread not in threads and not thread.daemon]
+    for thread in left:
+        thread.join(JOIN)
+    if any(thread.is_alive() for thread in left):
+        return ['failed', [['command_never_ends', {}], ['look', {'where': 'look.command_ends'}]]]
+    for function, args, kwargs in reversed(at_exit):
+        try:
+            function(*args, **kwargs)
+        except Exception:  # Python says it and goes on to end: the rule has nothing to say of it
+            pass
+    return None
 
 
 @contextlib.contextmanager
