@@ -82,7 +82,10 @@ class ExportTest(unittest.TestCase):
 
     def test_what_no_kind_here_has_is_refused_naming_it(self):
         good, byte = to_hf(CharBPE.train(TEXT, 12)), to_hf(ByteBPE.train(TEXT, 12))
+        chat = to_hf(ByteBPE.train(TEXT, 12, ['<eos>']))  # a special token, as a chat tokenizer has
         for data, change, words in [
+                *[(chat, lambda d, o=option: d['added_tokens'][0].update({o: True}), f'<eos>.* sets {option}')
+                  for option in ['lstrip', 'rstrip', 'single_word']],
                 (good, lambda d: d.update(normalizer={'type': 'NFC'}), 'a normalizer'),
                 (good, lambda d: d.update(pre_tokenizer={'type': 'Whitespace'}), 'pre-tokenizer'),
                 (good, lambda d: d['model'].update(type='WordPiece'), 'BPE'),

@@ -160,8 +160,11 @@ def read_model(model, added):
         if not (isinstance(token, dict) and token.get('special') and isinstance(token.get('content'), str)):
             content = token.get('content') if isinstance(token, dict) else token
             raise ValueError(f'the added token {terminal.clip(repr(content), 20)} is not a special one')
-        # as tokenizers reads it: the id the vocabulary gives the string, else the next free one
         name = token['content']
+        for option in ('lstrip', 'rstrip', 'single_word'):  # each changes where tokenizers finds it
+            if token.get(option):
+                raise ValueError(f'{terminal.clip(repr(name), 20)} sets {option}, which no kind here does')
+        # as tokenizers reads it: the id the vocabulary gives the string, else the next free one
         if name not in special:
             special[name] = ids[name] if name in ids else after
             after += name not in ids
