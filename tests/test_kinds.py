@@ -483,13 +483,23 @@ class PieceTest(unittest.TestCase):
         self.assertIn(r'\S inside [...]', patterns.pattern_problem(r'[\S]+'))
         self.assertIn('lone surrogate', patterns.pattern_problem('\udcff+'))
         with mock.patch.object(patterns, '_TRIAL_SECONDS', 0.2):
-            self.assertIn('backtracks without end', patterns.pattern_problem('(a+)+$'))
+            self.assertIn('backtracks without end', patterns.pattern_problem('(.+)+!'))
         with self.assertRaisesRegex(ValueError, 'matches nothing at character 1'):
             PieceBPE.train('zzz zz', 3, '(?<=z)')  # a lookaround alone: no character, no piece
         with mock.patch.object(patterns, 'CUT_EVERY_SECOND', 10**9), \
                 self.assertRaisesRegex(ValueError, 'backtracks without end'):
             PieceBPE.train('x' * 26 + 'z', 3, '(x+x+)+y')
-        self.assertEqual(PieceBPE.train('ab ab', 1, r'\w+|\s').pieces('ab cd'), ['ab', ' ', 'cd'])
+        self.assertEqual(PieceBPE.train('ab ab', 1, r'[a-z]+|\s').pieces('ab cd'), ['ab', ' ', 'cd'])
+
+    def test_what_tokenizers_reads_otherwise_than_python_is_refused_naming_it(self):
+        # \w and \d count letters, marks and digits otherwise (U+0301, U+09F4): other ids once exported
+        for pattern, named in [(r'\w+|\s', r'\w'), (r'[\d]+', r'\d'), (r'\bx', r'\b'), ('(?i)[a-z]+', '(?i)'),
+                               ('[a-z]+$', '$'), ('[[:alpha:]]+', '[:alpha:]'), (r'x\Z', r'\Z')]:
+            with self.subTest(pattern):
+                said = patterns.pattern_problem(pattern)
+                self.assertIn(f'tokenizers reads {named} otherwise', said or '')
+        for pattern in [r' ?\p{L}+| ?\p{N}+|\s+', r'[$]+|x', r'\$\d'[:2] + 'x']:  # a $ in a class, escaped
+            self.assertIsNone(patterns.pattern_problem(pattern), pattern)
 
     def test_a_pattern_nested_deeply_is_refused_in_one_line(self):
         nested = 'gpt2'

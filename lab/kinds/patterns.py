@@ -71,6 +71,9 @@ def pattern_problem(pattern):
     said = f"the pattern '{terminal.clip(terminal.shown(pattern), 30)}'"  # as typed, clipped
     if any('\ud800' <= ch <= '\udfff' for ch in pattern):
         return f'{said} holds a lone surrogate (a byte that is not UTF-8): type it as UTF-8'
+    differs = read_otherwise(pattern)
+    if differs:
+        return f'tokenizers reads {differs} otherwise (use \\p{{L}}, \\p{{N}}, [...])'  # than Python's re
     try:
         regex = compiled(pattern)
     except (re.error, RecursionError, OverflowError) as e:
@@ -82,6 +85,24 @@ def pattern_problem(pattern):
         return f'{said} backtracks without end on a few lines of text (nested repeats, as (a+)+)'
     if any(found):
         return f'{said} matches the empty string: a piece needs a character at least (+ rather than *)'
+    return None
+
+
+def read_otherwise(pattern):
+    """The first construct of pattern that Python's re and the tokenizers library (Oniguruma) read
+    differently, or None: \\w, \\d, \\b and their opposites (Unicode letters, marks and digits
+    counted otherwise), an inline flag such as (?i), $ and \\Z at a line's end, a POSIX class.
+    The tokenizer exported would then cut the text, and give ids, otherwise than here."""
+    in_class, i = False, 0
+    while i < len(pattern):
+        token = pattern[i:i + 2] if pattern[i] == '\\' else pattern[i]
+        if token in ('\\w', '\\W', '\\d', '\\D', '\\b', '\\B', '\\Z', '\\z', '\\A') or \
+                in_class and pattern.startswith('[:', i) or not in_class and token == '$':
+            return token if not pattern.startswith('[:', i) else pattern[i:pattern.find(':]', i) + 2]
+        if not in_class and pattern.startswith('(?', i) and re.match(r'\(\?[a-zA-Z]', pattern[i:]):
+            return re.match(r'\(\?[a-zA-Z-]*', pattern[i:]).group(0) + ')'
+        in_class = token == '[' or (in_class and token != ']')
+        i += len(token)
     return None
 
 
