@@ -750,7 +750,7 @@ class CatalogTest(unittest.TestCase):
         code = set(keyword.kwlist) | set(dir(__builtins__)) | set(re.findall(r'\w+', LESSON))
         code |= {'python3', 'PYTHONHASHSEED', 'ensure_ascii', 'json', 'dumps', 'ko', 'en', 'ufffd', 'n'}
         for key, text in catalogs.load('ko').items():
-            text = re.sub(r'\{\w+\}', '', text)  # the fields filled in
+            text = re.sub(r'\{\w+\}|%\(\w+\)[sr]|%[sr]', '', text)  # the fields filled in (argparse's: %s)
             if not measures.HANGUL.search(text):
                 with self.subTest(key):
                     words = re.findall(r'[A-Za-z_]\w*', text)

@@ -93,6 +93,20 @@ class EveryLabTest(unittest.TestCase):
                 with self.subTest(name, argument=argument):
                     self.assertEqual(argument in usage, listed, usage)
 
+    def test_help_and_usage_errors_speak_korean_on_a_korean_locale_or_with_lang_ko(self):
+        korean = {'LANG': 'ko_KR.UTF-8'}
+        for name in self.labs:
+            if name == 'selfcheck':  # the tutor's own command line: tests/test_selfcheck.py
+                continue
+            with self.subTest(name):
+                code, out, _ = run_inside(self.root, name, '--help', env=korean)
+                self.assertTrue(out.startswith('사용법: '), out[:40])
+                self.assertIn('이 도움말을 보여 주고 끝냅니다', out)
+                self.assertIn('usage: ', run_inside(self.root, name, '--help', '--lang', 'en', env=korean)[1])
+                code, _, err = run_inside(self.root, name, '--lang', 'ko', '--no-such-option')
+                self.assertEqual(code, 2)
+                self.assertIn('알 수 없는 인자입니다: --no-such-option', err)
+
     def test_an_unknown_option_is_a_usage_error(self):
         for name in self.labs:
             with self.subTest(name):

@@ -12,7 +12,7 @@ import sys
 import threading
 from pathlib import Path
 
-from lab.learner import errors
+from lab.learner import catalogs, errors
 from lab.plumbing import locations, measures, terminal
 
 
@@ -47,11 +47,28 @@ def _lab_name():
 
 def parser(doc):
     """An argparse parser with the lab's docstring: its first paragraph on top, its 'Try next'
-    at the end; what it says of a wrong argument is escaped, as every message is."""
+    at the end; what it says of a wrong argument is escaped, as every message is. It speaks the
+    learner's language as the tutor does (--lang, else the locale): argparse's own words (usage,
+    its errors) come from the catalogs."""
+    speak(catalogs.language(sys.argv[1:], os.environ))
     try_next = doc[doc.find('Try next'):].strip() if 'Try next' in doc else None
     made = argparse.ArgumentParser(prog=f'python3 -m {_lab_name()}', description=doc.strip().split('\n\n')[0],
                                    epilog=try_next, formatter_class=argparse.RawDescriptionHelpFormatter)
+    made.add_argument('--lang', choices=catalogs.languages(), metavar='LANG',
+                      help=argparse._("the language to speak: ko or en (default: the locale's)"))
     return _escape_errors(made)
+
+
+def speak(lang):
+    """argparse's own words in lang (where the terminal can show them, else English): its
+    gettext lookups answered from the catalogs' 'argparse.' messages."""
+    words = catalogs.catalog(lang)
+    try:
+        ''.join(words.values()).encode(getattr(sys.stdout, 'encoding', None) or 'utf-8')
+    except (UnicodeEncodeError, LookupError):
+        words = catalogs.catalog('en')
+    argparse._ = lambda text: words.get(f'argparse.{text}', text)
+    argparse.ngettext = lambda one, many, n: argparse._(one if n == 1 else many)
 
 
 def _escape_errors(parser):
