@@ -26,6 +26,7 @@ import signal
 import subprocess
 import sys
 import threading
+import types
 from pathlib import Path
 
 from lab.learner import catalogs, explain, parts
@@ -214,15 +215,21 @@ def serve():
     limit_resources()
     adopt_orphans()
     answers = os.fdopen(fd, 'w', encoding='utf-8', buffering=1)
+    RUNNING.update(out=answers, pid=os.getpid())
     signal.signal(signal.SIGPROF, time_is_up)  # the rules' limit is CPU time: a busy machine changes nothing
     signal.signal(signal.SIGALRM, time_is_up)  # and the clock's, WALL times as long, for code that sleeps
     for n, (folder, names) in enumerate(jobs):
+        RUNNING['job'] = n
         for name, answer in run_job(folder, names, seconds):
             line = json.dumps([n, name, answer])
             if len(line) > ANSWER:  # values your code made grow without end: said, not sent
                 line = json.dumps([n, name, ['failed', [['could_not_finish', {'last': 'MemoryError'}]]]])
             answers.write(line + '\n')
     answers.close()
+    end_child()
+
+
+def end_child():
     for below in descendants(os.getpid()):  # what your code started and left, adopted: it ends here
         try:
             os.kill(below, signal.SIGKILL)
@@ -231,8 +238,37 @@ def serve():
     os._exit(0)  # now: a thread your code started, and did not end, is not waited for
 
 
-def time_is_up(*_):
+RUNNING = {}  # in the child: its answer stream, and the rule running now (what time_is_up needs)
+SWALLOWED = 1  # times the time limit may fire in one rule: once more, and your code is holding on to it
+
+
+def time_is_up(signum, frame):
+    """The time limit of a rule: rules.TooLong where your code is. Code that catches it (a bare
+    except in a loop) and goes on gets it again; then the child answers for that rule from where
+    it is, says the rules after it are not checked, and ends (give_up)."""
+    RUNNING['fired'] = RUNNING.get('fired', 0) + 1
+    if RUNNING['fired'] > SWALLOWED and RUNNING.get('name') and RUNNING.get('pid') == os.getpid():
+        give_up(frame)
     raise rules.TooLong
+
+
+def give_up(frame):
+    """The answer for the rule running now, a TimeoutError said where frame is, and not checked for
+    the rules after it, written at once; then the child ends: nothing your code catches."""
+    signal.setitimer(signal.ITIMER_PROF, 0)
+    signal.setitimer(signal.ITIMER_REAL, 0)
+    trace = None
+    while frame is not None:  # the traceback of where your code was, outermost first
+        trace = types.TracebackType(trace, frame, frame.f_lasti, frame.f_lineno)
+        frame = frame.f_back
+    error = TimeoutError().with_traceback(trace)
+    said = explain.explain(error, 'tokenizer.py', RUNNING['source'], RUNNING['limit'], RUNNING['settled'])
+    out, job = RUNNING['out'], RUNNING.get('job', 0)
+    out.write(json.dumps([job, RUNNING['name'], ['failed', said]]) + '\n')
+    for name in RUNNING['after']:
+        out.write(json.dumps([job, name, ['not_checked', [['not_checked_stuck', {}]]]]) + '\n')
+    out.flush()
+    end_child()
 
 
 def adopt_orphans():
@@ -276,7 +312,10 @@ def run_job(folder, names, seconds=SECONDS):
             continue
         limit = seconds * (2 if name == rules.COMMAND_LINE else 1)
         settled = held - broke - {rules.PART_OF[name]}  # the earlier parts whose rules all hold
+        RUNNING.update(name=name, source=source, limit=limit, settled=settled, fired=0,
+                       after=names[names.index(name) + 1:])
         answer, stopped = answer_for(name, folder, source, limit, settled)
+        RUNNING['name'] = None
         stuck |= set(rules.PARTS) if name == 'rule_imports' and answer[0] == 'failed' else stopped
         before = {p for p in rules.CALLS[name] & broke if p < rules.PART_OF[name]}  # then it is not checked
         if answer[0] == 'failed' and name not in rules.LABS and not before:  # a lab names its own slip
