@@ -476,6 +476,25 @@ class SpeedTest(unittest.TestCase):
         self.assertEqual(row.split()[1:3], ['110,000', '5'])  # printed too: the figures of its children
 
 
+class SpeedWithoutProcessesTest(unittest.TestCase):
+    def test_where_no_process_can_start_the_figures_are_of_one_process_unless_jobs_asked_for_more(self):
+        gate.learners(5)  # lab.speed imports the learner's BPE for its lesson row
+        from lab import speed
+        from lab.fast.encoding import NoProcesses
+        one = fast.encode
+
+        def no_shm(tok, text, jobs=None):  # as in a container without /dev/shm
+            if jobs and jobs > 1:
+                raise NoProcesses('cannot start 2 processes to encode with (No such file or directory)')
+            return one(tok, text, jobs)
+        with mock.patch.object(speed.fast, 'encode', no_shm), mock.patch.object(speed, 'cores', lambda: 2):
+            figures = speed.measure_ours(ROOT / 'data' / 'mixed.txt', 50, 1, None)
+            self.assertNotIn('parallel', figures)
+            self.assertIn('cannot start 2 processes', figures['no_parallel'])
+            with self.assertRaises(NoProcesses):
+                speed.measure_ours(ROOT / 'data' / 'mixed.txt', 50, 1, 2)
+
+
 class SpeedChildTest(unittest.TestCase):
     def test_a_childs_message_of_several_lines_is_passed_on_whole(self):
         gate.learners(5)  # lab.speed imports the learner's BPE for its lesson row
