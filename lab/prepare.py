@@ -1,7 +1,8 @@
 """Prepare training data for a tiny GPT: the course's next step, any tokenizer.
 
     python3 -m lab.prepare [FILE] [--tokenizer PATH] [--out PATH] [--documents HOW]
-                           [--block-size N] [--batch-size N] [--seed N] [--jobs N] [--force]
+                           [--val-share RATE] [--seed N] [--block-size N] [--batch-size N]
+                           [--jobs N] [--force]
 
 1. Split the text into documents (--documents): paragraphs separated by blank lines, or
    one a line (a text with one example per line); by default one Q/A pair each when
@@ -12,9 +13,11 @@
    the tokenizer has no id for are encoded as it encodes them, and counted in a line; so is
    a special string a document spells ('<eos>' in an article on tokenizers): it is kept as
    text, where the tokenizers library would make it the special id.
-3. Split 95/5 into train.bin and val.bin in the folder PATH (default data, made if
-   missing): at the document boundary nearest to 95 % of the tokens, or, with fewer than
-   two documents, at 95 % of the tokens, as the course does. Ids are little-endian
+3. Split 95/5 (--val-share) into train.bin and val.bin in the folder PATH (default data,
+   made if missing): at the document boundary nearest to 95 % of the tokens, or, with fewer
+   than two documents, at 95 % of the tokens, as the course does; the last documents go to
+   val, in order, unless --seed shuffles them first. A document whose very text is in both
+   (a repeated line, a copied answer) is counted in a line: val then measures memory. Ids are little-endian
    unsigned 16-bit integers (32-bit once the vocabulary reaches 65,536, the first id 16
    bits cannot hold). Then meta.json: vocabulary size, id type, what ends a document, the
    tokenizer's fingerprint, and the token count and sha256 of each .bin. The three are
@@ -51,6 +54,7 @@ from lab.plumbing import cli, reading, saving, terminal
 
 BINS = ['train.bin', 'val.bin']
 TRAIN_SHARE = 0.95
+WINDOW_SEED = 1337  # the batch drawn when --seed does not say (nanoGPT's seed)
 # ids in the batch shown, as Python lists x and y (about 16 bytes an id): a real training
 # batch is far smaller (nanoGPT's Shakespeare example: 64 windows of 256, 16,384 ids).
 BATCH_LIMIT = 2**22
@@ -147,8 +151,12 @@ def arguments():
                         help='tokens in each window (default: %(default)s)')
     parser.add_argument('--batch-size', type=cli.positive, default=4, metavar='N',
                         help='windows in the batch (default: %(default)s)')
-    parser.add_argument('--seed', type=int, default=1337, metavar='N',
-                        help='seed of the windows (default: %(default)s)')
+    parser.add_argument('--val-share', type=cli.share, default=1 - TRAIN_SHARE, metavar='RATE',
+                        help='the share of the tokens for val.bin (default: %(default)s)')
+    parser.add_argument('--seed', type=int, metavar='N',
+                        help=f'shuffle the documents with this seed before the split, and draw the '
+                             f'windows with it (default: no shuffle, the last documents to val.bin; '
+                             f'windows seeded {WINDOW_SEED})')
     parser.add_argument('--jobs', type=cli.jobs, metavar='N',
                         help='processes to encode with (default: one per idle core for a text of '
                              f'{fast.PARALLEL_FROM:,} characters or more, else one)')
@@ -181,9 +189,11 @@ def check_new_folder(folder):
         raise ValueError(f'cannot make the folder {folder}: {parent} cannot be written')
 
 
-def prepare(tok, text, out, block_size, jobs=None, name='the text', how=None):
-    """Encode the documents of text, write train.bin, val.bin and meta.json to the folder out
-    (made if missing), and read train.bin back: the figures the lab prints, as a dict."""
+def prepare(tok, text, out, block_size, jobs=None, name='the text', how=None, val_share=1 - TRAIN_SHARE,
+            seed=None):
+    """Encode the documents of text (shuffled with seed, when given), write train.bin, val.bin
+    (val_share of the tokens) and meta.json to the folder out (made if missing), and read
+    train.bin back: the figures the lab prints, as a dict."""
     end = kinds.document_end(tok)
     if end is None:
         raise ValueError("the tokenizer has neither <eos> nor a newline token to end documents with: "
@@ -191,10 +201,12 @@ def prepare(tok, text, out, block_size, jobs=None, name='the text', how=None):
     docs, how = documents(text, how)
     if not docs:
         raise ValueError(f'{name} holds no document: every line of it is blank; give a text')
+    if seed is not None:
+        random.Random(seed).shuffle(docs)
     typecode, dtype = id_type(tok.vocab_size)
     # in arrays, 2 or 4 bytes an id: 2 million one-word lines fit the memory the labs assume
     ids, lengths = kinds.encode_documents(tok, docs, end[0], typecode, jobs)
-    train, val, cut = split(ids, lengths, TRAIN_SHARE)
+    train, val, cut = split(ids, lengths, 1 - val_share)
     del ids
     if len(train) < block_size + 1:
         raise ValueError(f'{name} gives {len(train):,} training tokens; --block-size {block_size:,} needs '
@@ -206,7 +218,17 @@ def prepare(tok, text, out, block_size, jobs=None, name='the text', how=None):
     return {'docs': len(docs), 'how': how, 'train': train, 'val': val, 'train_docs': cut, 'dtype': dtype,
             'end': end, 'id_bytes': array(typecode).itemsize, 'back': read_bin(out, 'train.bin'),
             'unknown': sum(lessons.unknown_characters(tok, docs).values()),  # of what is written
-            'special': kinds.special_strings(tok, docs)}
+            'special': kinds.special_strings(tok, docs), 'val_share': val_share,
+            'in_both': in_both(docs, cut)}
+
+
+def in_both(docs, cut):
+    """How many of the documents after cut (val's) have a text that a document before it (train's)
+    has too; 0 when the split is inside one document."""
+    if cut is None:
+        return 0
+    seen = set(docs[:cut])
+    return sum(doc in seen for doc in docs[cut:])
 
 
 def shown_ids(tok, ids):
@@ -225,9 +247,14 @@ def report(tok, made, batch):
                          'documents   ', ' ' * 12),
              f"tokens      {len(train) + len(val):,}, vocabulary {tok.vocab_size:,}: {made['dtype']}, "
              'little-endian']
+    share = 1 - made['val_share']
     if made['train_docs'] is None:
         lines.append(f'split       one document: its tokens split '
-                     f'{TRAIN_SHARE * 100:.0f}/{100 - TRAIN_SHARE * 100:.0f}, as the course does')
+                     f'{share * 100:.0f}/{100 - share * 100:.0f}, as the course does')
+    if made['in_both']:  # val would measure what train has seen: said, not hidden
+        held = made['docs'] - made['train_docs']
+        lines.append(f"in both     {made['in_both']:,} of val's {held:,} documents are the text of one in "
+                     f"train ({made['in_both'] / held:.0%})")
     if made['special']:  # tokenizers would make each the special id: said, not hidden
         lines.append('special     ' + kinds.said_of_special_strings(made['special'], 80 - 12))
     if made['unknown']:  # written all the same, as the tokenizer encodes them: said, not hidden
@@ -254,7 +281,9 @@ def main():
     text = reading.read_text(args.file)
     cli.say_if_read_otherwise(args.file)
     cli.say_if_not_nfc(text, args.file)
-    made = prepare(tok, text, args.out, args.block_size, args.jobs, args.file, args.documents)
+    made = prepare(tok, text, args.out, args.block_size, args.jobs, args.file, args.documents,
+                   args.val_share, args.seed)
+    args.seed = WINDOW_SEED if args.seed is None else args.seed
     xs, ys = windows(made['back'], args.block_size, args.batch_size, args.seed)
     shifted = all(y[:-1] == x[1:] for x, y in zip(xs, ys)) and all(len(y) == args.block_size for y in ys)
     print('\n'.join(report(tok, made, (xs, ys, shifted, args))))

@@ -12,6 +12,7 @@ import subprocess
 import sys
 import tempfile
 import unicodedata
+import types
 import unittest
 from array import array
 from pathlib import Path
@@ -259,6 +260,36 @@ class PrepareTest(unittest.TestCase):
         docs, _ = prepare.documents(TEXT)
         joined = [i for doc in docs for i in tok.encode(doc) + [tok.chars['\n']]]
         self.assertEqual(joined, tok.encode(TEXT))
+
+    def test_val_share_is_the_share_of_tokens_val_gets_at_a_document_boundary(self):
+        tok = kinds.CharBPE.train(TEXT, 12)
+        with tempfile.TemporaryDirectory() as out:
+            for share in [0.05, 0.3]:
+                made = prepare.prepare(tok, TEXT, Path(out), block_size=8, jobs=1, val_share=share)
+                tokens = len(made['train']) + len(made['val'])
+                self.assertAlmostEqual(len(made['val']) / tokens, share, delta=0.05)
+
+    def test_by_default_the_last_documents_go_to_val_in_order_and_a_seed_shuffles_them(self):
+        tok = kinds.CharBPE.train(TEXT, 12)
+        docs, _ = prepare.documents(TEXT)
+        with tempfile.TemporaryDirectory() as out:
+            made = prepare.prepare(tok, TEXT, Path(out), block_size=8, jobs=1, val_share=0.2)
+            last = [i for doc in docs[made['train_docs']:] for i in tok.encode(doc + '\n')]
+            self.assertEqual(made['val'].tolist(), last)
+            shuffled = prepare.prepare(tok, TEXT, Path(out), block_size=8, jobs=1, val_share=0.2, seed=5)
+            self.assertNotEqual(shuffled['val'].tolist(), last)
+            again = prepare.prepare(tok, TEXT, Path(out), block_size=8, jobs=1, val_share=0.2, seed=5)
+            self.assertEqual(again['val'].tolist(), shuffled['val'].tolist())  # the same seed, the same split
+
+    def test_documents_in_both_train_and_val_are_counted_in_a_line(self):
+        text = 'same\nother a\nsame\nb b b\nsame\nc c\nsame\n'
+        tok = kinds.CharBPE.train(text, 3)
+        with tempfile.TemporaryDirectory() as out:
+            made = prepare.prepare(tok, text, Path(out), block_size=2, jobs=1, how='lines', val_share=0.3)
+            self.assertEqual(made['in_both'], 2)  # 'same' twice among val's three: seen in train
+            lines = prepare.report(tok, made, ([[0, 0]], [[0, 0]], True, types.SimpleNamespace(
+                batch_size=1, block_size=2, seed=1)))
+            self.assertIn("in both     2 of val's 3 documents are the text of one in train (67%)", lines)
 
     def test_prepare_writes_bins_that_read_back_as_the_encoded_documents(self):
         tok = kinds.CharBPE.train(TEXT, 12)
