@@ -16,7 +16,8 @@ gpt2 unless given; byte: none unless given), by a name or a regular expression o
 own; --special names the special tokens (special and byte). --vocab-size N asks for N ids
 in all, the kind's base ids and then one per merge, as trainers of real tokenizers do;
 without it, the merges settings.json asks for. --documents trains on the documents of the
-text apart, cut as lab.prepare cuts them (paragraphs or lines): no merge joins two.
+text apart, cut as lab.prepare cuts them (paragraphs, lines, or jsonl: one JSON string or
+{"text": ...} a line, as the datasets library writes them): no merge joins two.
 
 --rules tokenizers (byte) learns the merges the Hugging Face tokenizers library learns
 with the course's settings: GPT-2's pattern unless another is given, the special tokens
@@ -172,7 +173,8 @@ def main():
     elif count is not None and merges < count:
         print(f'(asked for {count} merges; {left} after {merges})')
     encode = kinds.plain(tok) if args.kind != 'char' else lambda t: fast.encode(tok.lesson, t)
-    print('roundtrip:', 'OK' if tok.decode(encode(text)) == text else 'FAILED', encode('Q: hi\nA: '))
+    trained = ''.join(texts) if args.documents else text  # what it learned from: JSON lines are no text
+    print('roundtrip:', 'OK' if tok.decode(encode(trained)) == trained else 'FAILED', encode('Q: hi\nA: '))
     specials = kinds.special_strings_line(tok, texts)  # one line, or None
     if specials:
         print(specials)

@@ -4,8 +4,9 @@
                            [--val-share RATE] [--seed N] [--block-size N] [--batch-size N]
                            [--jobs N] [--force]
 
-1. Split the text into documents (--documents): paragraphs separated by blank lines, or
-   one a line (a text with one example per line); by default one Q/A pair each when
+1. Split the text into documents (--documents): paragraphs separated by blank lines, one a
+   line (a text with one example per line), or jsonl (one JSON string, or an object with
+   "text", a line: a document may then hold blank lines); by default one Q/A pair each when
    every line is a Q: or A: line in turn (the lesson's data), else paragraphs.
 2. Encode each document with the tokenizer (any kind, lab/kinds) and end it with one
    <eos> when the tokenizer has that special token, as the course's byte-level one does;

@@ -21,6 +21,7 @@ from lab.kinds import KINDS, ByteBPE, CharBPE, PieceBPE, SpecialBPE, WordBPE, by
 from lab.kinds.byte import FIRST_BYTE, FIRST_MERGE
 from lab.kinds.hf import to_hf
 from lab.kinds.patterns import PIECE_PATTERNS, compiled
+from lab.kinds.texts import documents
 from lab.kinds.word import END
 from lab.plumbing.reading import MEMORY_PER_TEXT_BYTE
 from tests import gate
@@ -138,8 +139,26 @@ class ShapeTest(unittest.TestCase):
                 self.assertFalse([token for token in made if b'zx' in token and token != b'zx'], made)
                 self.assertEqual([tok.decode(tok.encode(doc)) for doc in docs], docs)
                 self.assertEqual(Kind.train(docs[:1], 5).state(), Kind.train(docs[0], 5).state())
-        with self.assertRaisesRegex(TypeError, 'a str or a list of str'):
+        with self.assertRaisesRegex(TypeError, 'a str or an iterable of str'):
             KINDS['char'].train(b'bytes', 5)
+
+    def test_documents_may_come_from_any_iterable_of_str_as_tokenizers_trains_from_an_iterator(self):
+        docs = ['xyz', 'xyz', 'xyz', 'zx']
+        for name, Kind in KINDS.items():
+            with self.subTest(name):
+                self.assertEqual(Kind.train((doc for doc in docs), 20).state(), Kind.train(docs, 20).state())
+        for wrong in [[b'xyz'], {'text': 'xyz'}, 5]:
+            with self.subTest(wrong), self.assertRaisesRegex(TypeError, 'a str or an iterable of str'):
+                KINDS['char'].train(wrong, 5)
+
+    def test_json_lines_are_documents_a_line_a_string_or_an_objects_text(self):
+        text = '{"text": "Q: hi\\n\\nA: hello"}\n\n"second"\n{"text": "third", "id": 3}\n'
+        self.assertEqual(documents(text, 'jsonl'), (['Q: hi\n\nA: hello', 'second', 'third'],
+                                                    'one JSON document a line'))
+        for wrong, said in [('{"txt": "a"}\n', 'line 1 holds no text'),
+                            ('"a"\nnope\n', 'line 2 is not JSON')]:
+            with self.subTest(wrong), self.assertRaisesRegex(ValueError, said):
+                documents(wrong, 'jsonl')
 
     def test_every_kind_encodes_with_the_one_policy_for_special_strings(self):
         for name, Kind in KINDS.items():

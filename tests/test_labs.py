@@ -261,6 +261,20 @@ class PrepareTest(unittest.TestCase):
         joined = [i for doc in docs for i in tok.encode(doc) + [tok.chars['\n']]]
         self.assertEqual(joined, tok.encode(TEXT))
 
+    def test_json_lines_train_and_prepare_as_documents_with_blank_lines_inside(self):
+        root = copy_project(self)
+        lines = ['{"text": "Q: hi\\n\\nA: hello"}', '"Q: ok\\nA: yes"', '{"text": "a b"}']
+        (root / 'docs.jsonl').write_text('\n'.join(lines) + '\n', encoding='utf-8')
+        done = inside(root, 'fast_bpe', 'docs.jsonl', '--documents', 'jsonl', '--merges', '3',
+                      '--out', 'j.json')
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertIn('documents: 3 (one JSON document a line), trained apart', done.stdout)
+        self.assertIn('roundtrip: OK', done.stdout)  # of the documents, not of the JSON around them
+        done = inside(root, 'prepare', 'docs.jsonl', '--documents', 'jsonl', '--tokenizer', 'j.json',
+                      '--out', 'bins', '--block-size', '2')
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertIn('documents   3 (one JSON document a line)', done.stdout)
+
     def test_val_share_is_the_share_of_tokens_val_gets_at_a_document_boundary(self):
         tok = kinds.CharBPE.train(TEXT, 12)
         with tempfile.TemporaryDirectory() as out:

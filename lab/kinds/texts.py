@@ -6,17 +6,24 @@ documents, just as none joins two lines in the lesson. documents() cuts a text t
 lab.prepare and lab.fast_bpe --documents cut it, so that a tokenizer is trained on the very
 documents its data is prepared from.
 """
-HOW = ['paragraphs', 'lines']  # what --documents takes
+import json
+
+HOW = ['paragraphs', 'lines', 'jsonl']  # what --documents takes
 
 
 def texts_of(text):
-    """text as a list of documents: [text] for a str, the list itself for a list or tuple of str;
-    TypeError for anything else."""
+    """text as a list of documents: [text] for a str, a list of the documents for any iterable of
+    str (a list, a generator, as tokenizers' train_from_iterator takes); TypeError for anything else."""
     if isinstance(text, str):
         return [text]
-    if isinstance(text, (list, tuple)) and all(isinstance(doc, str) for doc in text):
-        return list(text)
-    raise TypeError(f'train takes a str or a list of str (documents), not {type(text).__name__}')
+    if not isinstance(text, (bytes, bytearray, dict)):
+        try:
+            docs = list(text)
+        except TypeError:
+            docs = None
+        if docs is not None and all(isinstance(doc, str) for doc in docs):
+            return docs
+    raise TypeError(f'train takes a str or an iterable of str (documents), not {type(text).__name__}')
 
 
 def merges_to_learn(count, vocab_size, base, kind):
@@ -37,12 +44,29 @@ def merges_to_learn(count, vocab_size, base, kind):
 
 def documents(text, how=None):
     """(documents, how they were cut): one a line ('lines'), paragraphs between blank lines
-    ('paragraphs'), or by default Q/A pairs when every line is Q: or A: in turn (the lesson's
-    data), else paragraphs. Blank lines are no document."""
+    ('paragraphs'), one JSON document a line ('jsonl': a string, or an object with "text", as
+    datasets writes them), or by default Q/A pairs when every line is Q: or A: in turn (the
+    lesson's data), else paragraphs. Blank lines are no document."""
     lines = [line for line in text.split('\n') if line.strip()]
     if how == 'lines':
         return lines, 'one a line'
+    if how == 'jsonl':
+        return [json_document(line, n) for n, line in enumerate(text.split('\n'), 1) if line.strip()], \
+            'one JSON document a line'
     if how is None and lines and all(line.startswith('QA'[n % 2] + ': ') for n, line in enumerate(lines)):
         return ['\n'.join(lines[n:n + 2]) for n in range(0, len(lines), 2)], 'one Q/A pair each'
     paragraphs = [p.strip('\n') for p in text.split('\n\n')]
     return [p for p in paragraphs if p.strip()], 'paragraphs between blank lines'
+
+
+def json_document(line, number):
+    """The text of one line of JSON lines: a string, or an object's "text"; ValueError naming the line."""
+    try:
+        value = json.loads(line)
+    except ValueError as e:
+        raise ValueError(f'line {number:,} is not JSON ({e.msg}): one document a line, as "text" or '
+                         '{"text": "..."}') from None
+    value = value.get('text') if isinstance(value, dict) else value
+    if not isinstance(value, str):
+        raise ValueError(f'line {number:,} holds no text: a JSON string, or an object with "text"')
+    return value
