@@ -74,6 +74,42 @@ class PublicNamesTest(unittest.TestCase):
 PRIVATE = {'ranks', 'made', 'missing', 'lines_apart', 'done', 'replay', 'merges_applied'}  # caches
 
 
+class TokenizersNamesTest(unittest.TestCase):
+    """The names a tokenizers user reaches for, on every kind, as that library answers them."""
+
+    def test_token_to_id_and_id_to_token_are_the_strings_of_the_exported_file(self):
+        for name, Kind in KINDS.items():
+            with self.subTest(name):
+                tok = Kind.train(MIXED, 30, **({'special': ['<eos>']} if name in ('byte', 'special') else {}))
+                exported = to_hf(tok)
+                added = {token['content']: token['id'] for token in exported['added_tokens']}
+                strings = {**exported['model']['vocab'], **added}
+                for string, i in strings.items():
+                    self.assertEqual((tok.token_to_id(string), tok.id_to_token(i)), (i, string))
+                self.assertEqual(tok.token_to_id('no such token ∅'), None)
+                self.assertEqual(tok.id_to_token(tok.vocab_size), None)
+
+    def test_batches_are_each_texts_ids_and_back(self):
+        texts = ['Q: hi', '', '안녕 😀', 'A: hello\n']
+        for name, Kind in KINDS.items():
+            with self.subTest(name):
+                tok = Kind.train(MIXED, 30)
+                self.assertEqual(tok.encode_batch(texts), [tok.encode(text) for text in texts])
+                back = [tok.decode(tok.encode(text)) for text in texts]
+                self.assertEqual(tok.decode_batch(tok.encode_batch(texts)), back)
+
+    def test_save_and_from_file_give_back_the_same_tokenizer_of_that_kind_only(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            for name, Kind in KINDS.items():
+                with self.subTest(name):
+                    tok, path = Kind.train(MIXED, 20), Path(tmp) / f'{name}.json'
+                    tok.save(path)
+                    self.assertEqual(Kind.from_file(path).state(), tok.state())
+                    other = KINDS['word' if name == 'char' else 'char']
+                    with self.assertRaisesRegex(ValueError, f'a {name} tokenizer, not a {other.kind} one'):
+                        other.from_file(path)
+
+
 class ShapeTest(unittest.TestCase):
     def test_train_learns_at_most_the_merges_asked(self):
         for name, text, count, tok in trained():

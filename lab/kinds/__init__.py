@@ -44,7 +44,7 @@ from collections import Counter
 
 from lab.contract import checks, lessons
 from lab.fast import encoding
-from lab.kinds import special
+from lab.kinds import names, special
 from lab.kinds.byte import ByteBPE
 from lab.kinds.char import CharBPE
 from lab.kinds.piece import PieceBPE
@@ -278,3 +278,20 @@ def _start_worker(task):
 
 def _encode_in_worker(texts):
     return _encoded_block(_WORKER['encode'], texts, _WORKER['end'], _WORKER['typecode'])
+
+
+def _from_file(cls, path):
+    """Kind.from_file(path): the tokenizer of that kind saved at path (load: any kind)."""
+    tok = load(path)
+    if not isinstance(tok, cls):
+        raise ValueError(f'{path}: a {tok.kind} tokenizer, not a {cls.kind} one: kinds.load reads any kind')
+    return tok
+
+
+# the names of the tokenizers library, on every kind: tok.save(path), Kind.from_file(path),
+# tok.token_to_id(string), tok.id_to_token(id), tok.encode_batch(texts), tok.decode_batch(batch)
+for _kind in KINDS.values():
+    _kind.save, _kind.from_file = save, classmethod(_from_file)
+    _kind.token_to_id, _kind.id_to_token = names.token_to_id, names.id_to_token
+    _kind.encode_batch, _kind.decode_batch = names.encode_batch, names.decode_batch
+del _kind
