@@ -355,6 +355,15 @@ class ProgressTest(unittest.TestCase):
 
 
 class CommandLineTest(unittest.TestCase):
+    def test_the_roundtrip_after_training_is_checked_on_a_sample_of_a_long_text_and_says_so(self):
+        root = copy_project(self, parts=['settings.json', 'data/train.txt', 'data/mixed.txt'])
+        out = io.StringIO()
+        with mock.patch.object(fast_bpe, 'CHECKED', 100), mock.patch.object(sys, 'argv', [
+                'fast_bpe', str(root / 'data' / 'mixed.txt'), '--merges', '5', '--out', str(root / 't.json')]), \
+                mock.patch('sys.stdout', out):
+            fast_bpe.main()
+        self.assertIn('roundtrip: OK (on its first 100 characters)', out.getvalue())
+
     def test_saves_the_same_tokenizer_and_prints_the_same_as_tokenizer_py(self):
         root = copy_project(self)
         lesson = run(root, 'tokenizer.py')
