@@ -358,8 +358,8 @@ class CommandLineTest(unittest.TestCase):
     def test_the_roundtrip_after_training_is_checked_on_a_sample_of_a_long_text_and_says_so(self):
         root = copy_project(self, parts=['settings.json', 'data/train.txt', 'data/mixed.txt'])
         out = io.StringIO()
-        with mock.patch.object(fast_bpe, 'CHECKED', 100), mock.patch.object(sys, 'argv', [
-                'fast_bpe', str(root / 'data' / 'mixed.txt'), '--merges', '5', '--out', str(root / 't.json')]), \
+        argv = ['fast_bpe', str(root / 'data' / 'mixed.txt'), '--merges', '5', '--out', str(root / 't.json')]
+        with mock.patch.object(fast_bpe, 'CHECKED', 100), mock.patch.object(sys, 'argv', argv), \
                 mock.patch('sys.stdout', out):
             fast_bpe.main()
         self.assertIn('roundtrip: OK (on its first 100 characters)', out.getvalue())
