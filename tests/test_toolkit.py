@@ -20,7 +20,7 @@ from unittest import mock
 
 from lab.contract import lessons
 from lab.kinds import CharBPE
-from lab.plumbing import cli, terminal
+from lab.plumbing import cli, measures, terminal
 from tests.project import (
     LABS,
     READS_TEXT,
@@ -102,6 +102,9 @@ class EveryLabTest(unittest.TestCase):
                 code, out, _ = run_inside(self.root, name, '--help', env=korean)
                 self.assertTrue(out.startswith('사용법: '), out[:40])
                 self.assertIn('이 도움말을 보여 주고 끝냅니다', out)
+                about = out.split('\n\n')[1]  # what the lab shows: its first paragraph, in Korean
+                self.assertTrue(measures.HANGUL.search(about), about)
+                self.assertEqual([line for line in out.splitlines() if terminal.width(line) > 80], [])
                 self.assertIn('usage: ', run_inside(self.root, name, '--help', '--lang', 'en', env=korean)[1])
                 code, _, err = run_inside(self.root, name, '--lang', 'ko', '--no-such-option')
                 self.assertEqual(code, 2)

@@ -50,10 +50,16 @@ def parser(doc):
     at the end; what it says of a wrong argument is escaped, as every message is. It speaks the
     learner's language as the tutor does (--lang, else the locale): argparse's own words (usage,
     its errors) come from the catalogs."""
-    speak(catalogs.language(sys.argv[1:], os.environ))
+    lang, words = speak(catalogs.language(sys.argv[1:], os.environ))
     try_next = doc[doc.find('Try next'):].strip() if 'Try next' in doc else None
-    made = argparse.ArgumentParser(prog=f'python3 -m {_lab_name()}', description=doc.strip().split('\n\n')[0],
-                                   epilog=try_next, formatter_class=argparse.RawDescriptionHelpFormatter)
+    about = doc.strip().split('\n\n')[0]
+    if lang != 'en':  # what the lab shows, in the learner's words, within 80 columns
+        about = terminal.fill(words.get(f'about.{_lab_name().removeprefix("lab.")}', about))
+    # argparse wraps by characters: a word of Hangul (사용법:) is twice as wide as it counts
+    wide = terminal.width(argparse._('usage: ')) - len(argparse._('usage: '))
+    formatter = functools.partial(argparse.RawDescriptionHelpFormatter, width=78 - wide)
+    made = argparse.ArgumentParser(prog=f'python3 -m {_lab_name()}', description=about,
+                                   epilog=try_next, formatter_class=formatter)
     made.add_argument('--lang', choices=catalogs.languages(), metavar='LANG',
                       help=argparse._("the language to speak: ko or en (default: the locale's)"))
     return _escape_errors(made)
@@ -61,14 +67,15 @@ def parser(doc):
 
 def speak(lang):
     """argparse's own words in lang (where the terminal can show them, else English): its
-    gettext lookups answered from the catalogs' 'argparse.' messages."""
+    gettext lookups answered from the catalogs' 'argparse.' messages: (the language, its words)."""
     words = catalogs.catalog(lang)
     try:
         ''.join(words.values()).encode(getattr(sys.stdout, 'encoding', None) or 'utf-8')
     except (UnicodeEncodeError, LookupError):
-        words = catalogs.catalog('en')
+        lang, words = 'en', catalogs.catalog('en')
     argparse._ = lambda text: words.get(f'argparse.{text}', text)
     argparse.ngettext = lambda one, many, n: argparse._(one if n == 1 else many)
+    return lang, words
 
 
 def _escape_errors(parser):
