@@ -29,7 +29,9 @@ A state it cannot trust is a ValueError from its constructor, before anything is
 
 One file holds any kind: the lesson's tokenizer.json as it is ({"vocab", "merges"}: the
 char kind), any other as {"kind": NAME, ...its state}. load(path) gives back the right kind
-and is how every lab that takes --tokenizer reads one; save(tok, path) writes one.
+and is how every lab that takes --tokenizer reads one; save(tok, path) writes one. Every kind
+also answers to the tokenizers library's names (names.py): tok.token_to_id, tok.id_to_token,
+tok.encode_batch, tok.decode_batch, tok.save(path), Kind.from_file(path).
 
 To add a kind: copy the file of the kind closest to it, add its row above and its line to
 KINDS below; tests/test_kinds.py then holds it to the shape, and a test of its own rule
