@@ -73,7 +73,8 @@ class LessonOutputTest(unittest.TestCase):
 
     def test_tokenizer_py_prints_the_lesson_figures_and_saves(self):
         root = copy_project(self)
-        self.assert_prints(root, ['tokenizer.py'], 'tokenizer.py')
+        on_korean = run(root, 'tokenizer.py', env={'LANG': 'ko_KR.UTF-8'})  # the lesson's lines on any locale
+        self.assert_prints(root, ['tokenizer.py'], 'tokenizer.py', on_korean)
         saved = (root / 'data' / 'tokenizer.json').read_text(encoding='utf-8')
         self.assertEqual(json.loads(saved), BPE.train(TEXT, 12).state())
         self.assertIn('\ufffd', saved)  # non-ASCII is written as itself, not as \uXXXX
@@ -83,7 +84,8 @@ class LessonOutputTest(unittest.TestCase):
         root = copy_project(self)
         run(root, 'tokenizer.py')
         labs = ['lab.bpe_trace', 'lab.unknown', 'lab.token_count']
-        runs = {name: started(run, root, '-m', name) for name in labs}  # side by side
+        korean = {'LANG': 'ko_KR.UTF-8', 'LC_ALL': ''}  # the lesson's lines are the lesson's on any locale
+        runs = {name: started(run, root, '-m', name, env=korean) for name in labs}  # side by side
         for name in labs:
             with self.subTest(name):
                 self.assert_prints(root, ['-m', name], name, runs[name].result())
