@@ -130,15 +130,16 @@ class PastedTest(unittest.TestCase):
 class SlipsTest(unittest.TestCase):
     def test_of_two_slips_the_first_failed_names_the_first(self):
         name, state, said = first_said('two slips')
-        self.assertEqual((rules.PART_OF[name], state), (1, 'failed'))
+        self.assertEqual((rules.PART_OF[name], state), (1, 'failed'), said)
         self.assertIn(['slip_line', {'line': '11', 'code': 'i += 1'}], said)
 
     def test_once_the_first_is_fixed_the_next_run_names_the_second(self):
         said = first_said('the second of two slips')[2]
-        self.assertIn('37', [fields['line'] for key, fields in said if key == 'slip_line'])
+        self.assertIn('37', [fields['line'] for key, fields in said if key == 'slip_line'], said)
 
     def test_a_statement_over_two_lines_is_shown_whole_named_by_the_line_that_differs(self):
         said = dict(first_said("'/n' in a statement of two lines")[2])
+        self.assertIn('slip_line', said, said)
         self.assertEqual(said['slip_line']['line'], '30')
         self.assertTrue(said['slip_line']['code'].startswith('pairs = Counter('))
         self.assertIn("'/n' not in", said['slip_line']['code'])

@@ -347,7 +347,10 @@ def slips(wanted, answers, names, folder, source):
                 if os.environ.get('XSLM_TUTOR_RAISE'):  # for whoever works on the finder: its own error
                     raise
                 yield None
-    found = trial_run.in_a_fork(search, SEARCH * len(wanted))
+    try:
+        found = trial_run.in_a_fork(search, SEARCH * len(wanted))
+    except OSError:  # no fork to be had (too many processes, no memory): the rules' answers stand
+        found = []
     return found + [None] * (len(wanted) - len(found))
 
 

@@ -124,7 +124,12 @@ def in_a_fork(work, seconds):
             pass
         return found
     read, write = os.pipe()
-    pid = os.fork()
+    try:
+        pid = os.fork()
+    except OSError:  # said by the caller; the pipe is not left open
+        os.close(read)
+        os.close(write)
+        raise
     if pid == 0:  # the fork: its answers on the pipe, then gone, whatever a trial did
         try:
             os.close(read)
