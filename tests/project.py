@@ -184,7 +184,8 @@ def run_inside(root, name, *args, encoding='utf-8', env=None, reader_gone=False)
     code = 0
     with contextlib.chdir(root) if hasattr(contextlib, 'chdir') else working_in(root), \
             mock.patch.object(sys, 'argv', [name, *args]), mock.patch.object(sys, 'stdout', stdout), \
-            mock.patch.object(sys, 'stderr', err), mock.patch.dict(os.environ, {**ENGLISH, **(env or {})}):
+            mock.patch.object(sys, 'stderr', err), mock.patch.dict(os.environ, {**ENGLISH, **(env or {})}), \
+            labs_children_here():
         # runpy warns when the module it runs as __main__ is imported already (by a test, say)
         imported = {module: sys.modules.pop(module) for module in [f'lab.{name}', f'lab.{name}.__main__']
                     if module in sys.modules}
@@ -203,6 +204,24 @@ def run_inside(root, name, *args, encoding='utf-8', env=None, reader_gone=False)
             pass
         return code, '', err.getvalue()
     return code, out.getvalue().decode(encoding), err.getvalue()
+
+
+@contextlib.contextmanager
+def labs_children_here():
+    """While it lasts, a lab's child that is a lab itself (lab.speed measures each figure in a
+    python3 -m lab.speed --child of its own, for its memory) runs in this process, by
+    run_inside: what the labs print is the same, and no Python is started for it. The tests of
+    the children as processes (tests/test_labs.py) start them for real."""
+    from lab.plumbing import processes
+    real = processes.run_bounded
+
+    def run_here(argv, cwd, seconds, kept=65536):
+        if argv[1:2] != ['-m'] or not argv[2].startswith('lab.'):
+            return real(argv, cwd, seconds, kept)
+        return run_inside(cwd, argv[2][len('lab.'):], *argv[3:])
+    with mock.patch.object(processes, 'run_bounded', run_here), \
+            mock.patch.object(processes, 'die_with_parent', lambda parent=None: None):
+        yield
 
 
 @contextlib.contextmanager

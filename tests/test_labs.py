@@ -64,8 +64,7 @@ def measure_with_a_printing_tokenizer():
         return run(root, '-m', 'lab.speed', 'mid.txt', '--merges', '5', '--lesson-merges', '1')
 
 
-# lab.speed's run waits on six processes: begun as the tests are loaded, it runs on the other
-# core while the tests before it do
+# lab.speed's run starts a process for each figure (eight with tokenizers installed): once
 measured = functools.lru_cache(maxsize=None)(measure_with_a_printing_tokenizer)  # once, when first asked
 
 

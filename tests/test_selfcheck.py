@@ -130,16 +130,16 @@ UNCLOSED = LESSON.replace('        ids = [self.chars.get(c, 0) for c in text]',
                           '        ids = [self.chars.get(c, 0) for c in text')  # a SyntaxError in part 4
 TYPED = ([lesson_with(old, new) for old, new, _ in MISTAKES + SLIPS]
          + [LESSON[:LESSON.index(start)] for start, _ in PART_STARTS] + ['', LESSON, UNCLOSED])
+
+
 def check_typed():
     readable = [check.readable_part(source) for source in TYPED]
-    # a loop that never ends holds its child for the time limit: two children share them, and
-    # the limit is half a second of CPU, not the tutor's two (the lesson's code needs milliseconds)
+    # a loop that never ends holds the child for a rule's whole limit: here a fifth of a second
+    # of CPU, not the tutor's two (the lesson's slowest rule needs 15 ms)
     return check.check_many([source for source, _ in readable], check.lesson(),
                             [broken for _, broken in readable], seconds=0.2)
 
 
-# TYPED checked once, begun as the tests are loaded: its children run on the other core while
-# the tests before these do
 checked = functools.lru_cache(maxsize=None)(check_typed)  # once, when first asked
 
 

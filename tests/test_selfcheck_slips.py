@@ -2,7 +2,7 @@
 lesson's way of writing it, a character a Korean keyboard typed, a lab typed wrong or saved
 in the wrong place; and it says so on a screen of 24 lines, under any locale.
 
-The files here are checked in one batch (check.check_many), begun as the tests are loaded."""
+The files here are checked in one batch (check.check_many), once, by the first test that asks."""
 import functools
 import io
 import os

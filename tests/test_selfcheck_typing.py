@@ -4,7 +4,7 @@ with the code, two slips at once; and the files around it: tokenizer.py saved un
 name, a settings.json python3 tokenizer.py cannot read, a lab that prints more than the
 lesson's. Each is named with its line, or its file, and what to do about it.
 
-The files here are checked in one batch (check.check_many), begun as the tests are loaded."""
+The files here are checked in one batch (check.check_many), once, by the first test that asks."""
 import functools
 import os
 import tempfile

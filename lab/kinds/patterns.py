@@ -50,9 +50,11 @@ WHITESPACE = '\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f
 # end, symbols and Korean, so that one matching the empty string anywhere there is refused.
 _TRIED_ON = ("It's 2 a.m. 안녕, world! The quick brown fox jumps over it\n\t x+=1 " + 'a' * 40 + '! '
              + ' ' * 40 + '1' * 40 + '#')
-# Characters a second that a pattern of one's own cuts at the least, past 2 s a text (GPT-2's pattern
-# cuts some 4,000,000): slower, it backtracks without end on this text, and is stopped.
+# Characters a second that a pattern of one's own cuts at the least, past _CUT_SECONDS a text
+# (GPT-2's pattern cuts some 4,000,000): slower, it backtracks without end on this text, and is
+# stopped.
 CUT_EVERY_SECOND = 100_000
+_CUT_SECONDS = 2
 # Seconds a pattern of one's own may take on _TRIED_ON: nested repeats such as (a+)+ backtrack for
 # ever on a run of letters (Python's re has no time limit), where any sound pattern takes microseconds.
 _TRIAL_SECONDS = 1
@@ -155,7 +157,7 @@ def cut(pattern, text):
         return regex.findall(text)  # each of these leaves nothing between
     pieces, start = [], 0
     try:
-        with processes.clock_limit(2 + len(text) / CUT_EVERY_SECOND):
+        with processes.clock_limit(_CUT_SECONDS + len(text) / CUT_EVERY_SECOND):
             found_all = list(regex.finditer(text))
     except TimeoutError:
         raise ValueError(f"pattern '{terminal.clip(terminal.shown(pattern), 14)}' backtracks without end "

@@ -9,6 +9,7 @@ nothing: a trial that breaks something only says so.
 """
 import ast
 import contextlib
+import gc
 import io
 import json
 import os
@@ -124,6 +125,7 @@ def in_a_fork(work, seconds):
             pass
         return found
     read, write = os.pipe()
+    gc.freeze()  # the objects there are now: the fork's collector leaves them, and their pages, alone
     try:
         pid = os.fork()
     except OSError:  # said by the caller; the pipe is not left open
@@ -140,6 +142,7 @@ def in_a_fork(work, seconds):
                     os.write(write, (said if len(said) < PIPE else b'null') + b'\n')
         finally:
             os._exit(0)
+    gc.unfreeze()
     os.close(write)
     said = b''
     try:
