@@ -35,7 +35,7 @@ trains, on the same documents as the data:
         --special '<eos>' --vocab-size 300 --documents paragraphs --out b.json
     python3 -m lab.prepare data/mixed.txt --tokenizer b.json --out prepared \\
         --documents paragraphs
-then read prepared/train.bin: array('H'), or numpy.memmap(path, dtype='<u2').
+then draw batches from it: python3 -m lab.batches prepared --tokenizer b.json
 """
 import hashlib
 import json
@@ -51,7 +51,7 @@ if not __package__:  # run as python3 lab/prepare.py: then tokenizer cannot be i
 from lab import fast, kinds
 from lab.contract import lessons
 from lab.kinds.texts import HOW, documents
-from lab.plumbing import cli, reading, saving, terminal
+from lab.plumbing import bins, cli, reading, saving, terminal
 
 BINS = ['train.bin', 'val.bin']
 TRAIN_SHARE = 0.95
@@ -59,7 +59,6 @@ WINDOW_SEED = 1337  # the batch drawn when --seed does not say (nanoGPT's seed)
 # ids in the batch shown, as Python lists x and y (about 16 bytes an id): a real training
 # batch is far smaller (nanoGPT's Shakespeare example: 64 windows of 256, 16,384 ids).
 BATCH_LIMIT = 2**22
-UINT16_LIMIT = 2 ** 16  # the lesson's rule: 32 bits once the vocabulary reaches 65,536
 
 
 def split_at_document(lengths, share):
@@ -87,56 +86,14 @@ def split(ids, lengths, share):
     return ids[:cut], ids[cut:], docs
 
 
-def id_type(vocab_size):
-    """(array typecode, name) of the integers the ids are stored as."""
-    return ('H', 'uint16') if vocab_size < UINT16_LIMIT else ('I', 'uint32')
-
-
-def to_bytes(ids, typecode):
-    data = array(typecode, ids)
-    if sys.byteorder == 'big':
-        data.byteswap()  # the files are little-endian on every machine
-    return data.tobytes()
-
-
-def from_bytes(raw, typecode):
-    data = array(typecode)
-    data.frombytes(raw)
-    if sys.byteorder == 'big':
-        data.byteswap()
-    return data
-
-
-def windows(data, block_size, batch_size, seed):
-    """A seeded batch: lists x and y of batch_size windows (as data holds them), y one step after x."""
-    rng = random.Random(seed)
-    starts = [rng.randrange(len(data) - block_size) for _ in range(batch_size)]
-    return ([data[s:s + block_size] for s in starts], [data[s + 1:s + 1 + block_size] for s in starts])
-
-
 def meta_of(tok, dtype, end, blobs):
     """What meta.json records of the .bin files and the tokenizer that made them."""
-    size = array(id_type(tok.vocab_size)[0]).itemsize
+    size = array(bins.id_type(tok.vocab_size)[0]).itemsize
     return {'vocab_size': tok.vocab_size, 'dtype': dtype, 'byteorder': 'little', 'kind': tok.kind,
             'end_of_document': {'token': end[1], 'id': end[0]},
             'tokenizer_sha256': kinds.fingerprint(tok),
             'files': {name: {'tokens': len(blob) // size, 'sha256': hashlib.sha256(blob).hexdigest()}
                       for name, blob in blobs.items()}}
-
-
-def read_bin(folder, name):
-    """The ids of folder/name, refused unless they match folder/meta.json."""
-    # a meta.json is a few hundred bytes: 64 KB is far more than one can need
-    meta = reading.read_json(folder / 'meta.json', 'run python3 -m lab.prepare to make it', 2**16)
-    entry = meta.get('files', {}).get(name) if isinstance(meta, dict) else None
-    typecode = {'uint16': 'H', 'uint32': 'I'}.get(meta.get('dtype')) if isinstance(meta, dict) else None
-    if not isinstance(entry, dict) or typecode is None:
-        raise ValueError(f'{folder / "meta.json"} says nothing of {name}; run python3 -m lab.prepare again')
-    raw = reading.read_bytes(folder / name, 'run python3 -m lab.prepare to make it')
-    if hashlib.sha256(raw).hexdigest() != entry.get('sha256'):
-        raise ValueError(f'{folder / name} is not the file meta.json describes (another run, or '
-                         'stopped halfway?); run python3 -m lab.prepare again')
-    return from_bytes(raw, typecode)
 
 
 def arguments():
@@ -204,7 +161,7 @@ def prepare(tok, text, out, block_size, jobs=None, name='the text', how=None, va
         raise ValueError(f'{name} holds no document: every line of it is blank; give a text')
     if seed is not None:
         random.Random(seed).shuffle(docs)
-    typecode, dtype = id_type(tok.vocab_size)
+    typecode, dtype = bins.id_type(tok.vocab_size)
     # in arrays, 2 or 4 bytes an id: 2 million one-word lines fit the memory the labs assume
     ids, lengths = kinds.encode_documents(tok, docs, end[0], typecode, jobs)
     train, val, cut = split(ids, lengths, 1 - val_share)
@@ -212,12 +169,12 @@ def prepare(tok, text, out, block_size, jobs=None, name='the text', how=None, va
     if len(train) < block_size + 1:
         raise ValueError(f'{name} gives {len(train):,} training tokens; --block-size {block_size:,} needs '
                          f'{block_size + 1:,}: give more text')
-    blobs = {'train.bin': to_bytes(train, typecode), 'val.bin': to_bytes(val, typecode)}
+    blobs = {'train.bin': bins.to_bytes(train, typecode), 'val.bin': bins.to_bytes(val, typecode)}
     out.mkdir(parents=True, exist_ok=True)
     meta = json.dumps(meta_of(tok, dtype, end, blobs), indent=2) + '\n'
     saving.save_together([*((blob, out / file) for file, blob in blobs.items()), (meta, out / 'meta.json')])
     return {'docs': len(docs), 'how': how, 'train': train, 'val': val, 'train_docs': cut, 'dtype': dtype,
-            'end': end, 'id_bytes': array(typecode).itemsize, 'back': read_bin(out, 'train.bin'),
+            'end': end, 'id_bytes': array(typecode).itemsize, 'back': bins.read_ids(out, 'train.bin'),
             'unknown': sum(lessons.unknown_characters(tok, docs).values()),  # of what is written
             'special': kinds.special_strings(tok, docs), 'val_share': val_share,
             'in_both': in_both(docs, cut)}
@@ -285,7 +242,8 @@ def main():
     made = prepare(tok, text, args.out, args.block_size, args.jobs, args.file, args.documents,
                    args.val_share, args.seed)
     args.seed = WINDOW_SEED if args.seed is None else args.seed
-    xs, ys = windows(made['back'], args.block_size, args.batch_size, args.seed)
+    starts = bins.window_starts(len(made['back']), args.block_size, args.batch_size, args.seed)
+    xs, ys = bins.windows(made['back'], starts, args.block_size)
     shifted = all(y[:-1] == x[1:] for x, y in zip(xs, ys)) and all(len(y) == args.block_size for y in ys)
     print('\n'.join(report(tok, made, (xs, ys, shifted, args))))
     if made['back'] != made['train'] or not shifted:

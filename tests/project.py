@@ -56,7 +56,7 @@ def lab_files(name):
 TAKES = {
     'FILE': ['audit', 'byte_bpe', 'compare', 'compression', 'fast_bpe', 'import_hf', 'merge_order',
              'normalize', 'prepare', 'pretokenize', 'speed', 'token_count', 'vocab_curve', 'word_bpe'],
-    '--tokenizer': ['audit', 'check', 'compression', 'export_hf', 'merge_order', 'prepare', 'show',
+    '--tokenizer': ['audit', 'batches', 'check', 'compression', 'export_hf', 'merge_order', 'prepare', 'show',
                     'special', 'unknown'],
     '--out': ['audit', 'byte_bpe', 'export_hf', 'fast_bpe', 'import_hf', 'prepare'],
 }

@@ -14,7 +14,7 @@ from pathlib import Path
 from unittest import mock
 
 from lab import kinds, prepare
-from lab.plumbing import cli, locations, reading, saving
+from lab.plumbing import bins, cli, locations, reading, saving
 from tests.project import LESSON_MODULE, TEXT, copy_project, inside, kill_while_writing, trained
 
 BPE = LESSON_MODULE.BPE  # the lesson's own, which the library is held to
@@ -291,8 +291,8 @@ class PrepareMetaTest(unittest.TestCase):
         meta = json.loads((data / 'meta.json').read_text())
         tok = kinds.load(data / 'tokenizer.json')
         self.assertEqual(meta['tokenizer_sha256'], kinds.fingerprint(tok))
-        val = prepare.from_bytes((data / 'val.bin').read_bytes(), 'H')
-        self.assertEqual(prepare.read_bin(data, 'val.bin'), val)
+        val = bins.from_bytes((data / 'val.bin').read_bytes(), 'H')
+        self.assertEqual(bins.read_ids(data, 'val.bin'), val)
 
     def test_a_bin_that_does_not_match_meta_json_is_refused(self):
         data = self.root / 'data'
@@ -300,7 +300,7 @@ class PrepareMetaTest(unittest.TestCase):
         self.addCleanup((data / 'val.bin').write_bytes, good)
         (data / 'val.bin').write_bytes(good[:-2])  # as if another run had written it
         with self.assertRaisesRegex(ValueError, 'not the file meta.json describes'):
-            prepare.read_bin(data, 'val.bin')
+            bins.read_ids(data, 'val.bin')
 
     def test_a_missing_out_folder_is_made(self):
         done = inside(self.root, 'prepare', '--out', 'new/folder')

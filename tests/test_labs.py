@@ -3,6 +3,7 @@ import argparse
 import contextlib
 import functools
 import importlib
+import importlib.util
 import io
 import json
 import os
@@ -20,6 +21,7 @@ from unittest import mock
 
 from lab import (
     audit,
+    batches,
     compare,
     compression,
     fast,
@@ -31,7 +33,7 @@ from lab import (
 )
 from lab.kinds import KINDS, ByteBPE, SpecialBPE
 from lab.learner import errors
-from lab.plumbing import cli, measures, processes, terminal
+from lab.plumbing import bins, cli, measures, processes, terminal
 from tests import gate
 from tests.project import (
     LESSON_MODULE,
@@ -332,7 +334,7 @@ class PrepareTest(unittest.TestCase):
         with tempfile.TemporaryDirectory() as out:
             made = prepare.prepare(tok, TEXT, Path(out), block_size=8, jobs=1)
             self.assertEqual(made['dtype'], 'uint32')
-            self.assertEqual(prepare.read_bin(Path(out), 'train.bin'), made['train'])
+            self.assertEqual(bins.read_ids(Path(out), 'train.bin'), made['train'])
             self.assertIn(65_536, made['train'])  # <eos>, past what 16 bits hold
             self.assertEqual((Path(out) / 'train.bin').stat().st_size, 4 * len(made['train']))
 
@@ -355,15 +357,15 @@ class PrepareTest(unittest.TestCase):
         self.assertEqual(prepare.split_at_document([50], 0.95), 1)
 
     def test_ids_are_little_endian_uint16_until_the_vocab_reaches_65536(self):
-        self.assertEqual(prepare.to_bytes([1, 258], 'H'), b'\x01\x00\x02\x01')
-        self.assertEqual(prepare.from_bytes(b'\x01\x00\x02\x01', 'H').tolist(), [1, 258])
-        self.assertEqual(prepare.id_type(65535)[1], 'uint16')
-        self.assertEqual(prepare.id_type(65536)[1], 'uint32')
-        self.assertEqual(prepare.to_bytes([70000], 'I'), (70000).to_bytes(4, 'little'))
+        self.assertEqual(bins.to_bytes([1, 258], 'H'), b'\x01\x00\x02\x01')
+        self.assertEqual(bins.from_bytes(b'\x01\x00\x02\x01', 'H').tolist(), [1, 258])
+        self.assertEqual(bins.id_type(65535)[1], 'uint16')
+        self.assertEqual(bins.id_type(65536)[1], 'uint32')
+        self.assertEqual(bins.to_bytes([70000], 'I'), (70000).to_bytes(4, 'little'))
 
     def test_y_is_x_shifted_by_one(self):
         data = list(range(100, 150))
-        xs, ys = prepare.windows(data, 8, 5, seed=3)
+        xs, ys = bins.windows(data, bins.window_starts(len(data), 8, 5, seed=3), 8)
         for x, y in zip(xs, ys):
             self.assertEqual(len(x), 8)
             self.assertEqual(y, [i + 1 for i in x])
@@ -374,8 +376,8 @@ class PrepareTest(unittest.TestCase):
         done = inside(root, 'prepare')
         self.assertEqual(done.returncode, 0, done.stderr)
         tok = BPE.train(TEXT, 12)
-        train = prepare.from_bytes((root / 'data/train.bin').read_bytes(), 'H')
-        val = prepare.from_bytes((root / 'data/val.bin').read_bytes(), 'H')
+        train = bins.from_bytes((root / 'data/train.bin').read_bytes(), 'H')
+        val = bins.from_bytes((root / 'data/val.bin').read_bytes(), 'H')
         self.assertEqual((train + val).tolist(), tok.encode(TEXT))
         self.assertIn('check       y is x shifted by one in every window: OK', done.stdout)
         meta = json.loads((root / 'data/meta.json').read_text(encoding='utf-8'))
@@ -407,6 +409,84 @@ class PrepareTest(unittest.TestCase):
         self.assertEqual(done.returncode, 1)
         self.assertIn('training tokens; --block-size 1,000 needs 1,001: give more text', done.stderr)
         self.assertFalse((root / 'data' / 'train.bin').exists())
+
+
+class BatchesTest(unittest.TestCase):
+    """lab.batches: get_batch reads what lab.prepare wrote; y is x one step on; the loss mask marks
+    the answers' tokens."""
+
+    @classmethod
+    def setUpClass(cls):
+        root = Path(tempfile.mkdtemp())
+        cls.addClassCleanup(shutil.rmtree, root)
+        cls.out = root / 'prepared'
+        cls.tok = ByteBPE.train(TEXT, 40, special=['<eos>'])
+        prepare.prepare(cls.tok, TEXT, cls.out, block_size=8, jobs=1)
+
+    def test_y_is_x_one_step_on_in_every_window(self):
+        x, y = batches.get_batch(self.out, 'train', 16, 6, seed=5)
+        train = bins.read_ids(self.out, 'train.bin').tolist()
+        self.assertEqual((len(x), {len(window) for window in x + y}), (6, {16}))
+        for xs, ys in zip(x, y):
+            start = next(n for n in range(len(train)) if train[n:n + 17] == xs + ys[-1:])
+            self.assertEqual(ys, train[start + 1:start + 17])
+
+    def test_the_same_seed_draws_the_same_batch_and_another_another(self):
+        self.assertEqual(batches.get_batch(self.out, 'val', 4, 3, seed=1),
+                         batches.get_batch(self.out, 'val', 4, 3, seed=1))
+        self.assertNotEqual(batches.get_batch(self.out, 'train', 4, 3, seed=1),
+                            batches.get_batch(self.out, 'train', 4, 3, seed=2))
+
+    def test_a_split_too_small_for_one_block_is_one_line_naming_the_block_size(self):
+        val = len(bins.read_ids(self.out, 'val.bin'))
+        with self.assertRaisesRegex(ValueError, f'{val} tokens hold no window of block size {val}'):
+            batches.get_batch(self.out, 'val', val, 1)
+        code, _, err = run_inside(self.out.parent, 'batches', self.out.name, '--split', 'val',
+                                  '--block-size', str(val), '--tokenizer', 'none.json')
+        self.assertEqual((code, err.count('\n')), (1, 1), err)
+
+    def test_the_mask_marks_each_answer_from_after_a_to_its_line_end(self):
+        tok = kinds.CharBPE.train('Q: hi\nA: yes\n', 0)
+        ids = tok.encode('Q: hi\nA: yes\nQ: ok\nA: no\n')
+        text = tok.decode(ids)
+        inside = [False] * len(text)
+        for start in [text.index('A: ') + 3, text.rindex('A: ') + 3]:
+            end = text.index('\n', start)
+            inside[start:end + 1] = [True] * (end + 1 - start)  # the newline that ends it is the answer's
+        want = [int(inside[n + 1]) for n in range(len(ids) - 1)]  # a char kind: one character an id
+        self.assertEqual(batches.answer_mask(tok, ids, 0, len(ids) - 1), want)
+        start = text.index('es')  # a window that starts inside an answer knows it
+        self.assertEqual(batches.answer_mask(tok, ids, start, 4), want[start:start + 4])
+
+    def test_the_mask_ends_an_answer_at_eos(self):
+        ids = self.tok.encode('A: yes') + [self.tok.special_ids['<eos>']] + self.tok.encode('Q: ')
+        mask = batches.answer_mask(self.tok, ids, 0, len(ids) - 1)
+        self.assertEqual(mask[-1], 0)  # after <eos>: the next document's question
+        self.assertEqual(mask[-len(self.tok.encode('Q: ')) - 1], 1)  # <eos> itself is what ends the answer
+
+    @unittest.skipIf(importlib.util.find_spec('numpy') is None, 'needs numpy (pip install numpy)')
+    def test_as_numpy_the_batch_is_two_arrays_of_batch_by_block(self):
+        x, y = batches.get_batch(self.out, 'train', 8, 4, seed=3, as_numpy=True)
+        self.assertEqual((x.shape, y.shape), ((4, 8), (4, 8)))
+        self.assertEqual(x.tolist(), batches.get_batch(self.out, 'train', 8, 4, seed=3)[0])
+
+    def test_a_tokenizer_that_did_not_make_the_bins_is_refused(self):
+        other = self.out.parent / 'other.json'
+        self.addCleanup(other.unlink)
+        kinds.save(kinds.CharBPE.train(TEXT, 3), other)
+        code, _, err = run_inside(self.out.parent, 'batches', self.out.name, '--tokenizer', other.name)
+        self.assertEqual(code, 1)
+        self.assertIn('did not make', err)
+
+    def test_the_lab_shows_window_0_token_by_token_with_its_mask(self):
+        saved = self.out.parent / 'tok.json'
+        self.addCleanup(saved.unlink)
+        kinds.save(self.tok, saved)
+        code, out, err = run_inside(self.out.parent, 'batches', self.out.name, '--tokenizer', saved.name)
+        self.assertEqual(code, 0, err)
+        rows = out.split('mask\n')[1].split('\n\n')[0].splitlines()
+        self.assertEqual(len(rows), 8)  # the default block size
+        self.assertIn('y is x shifted by one in every window: OK', out)
 
 
 class AuditAndCompressionCountAlikeTest(unittest.TestCase):
