@@ -152,8 +152,8 @@ def main():
     meta = bins.read_meta(args.folder)
     tok = kinds.load(args.tokenizer)
     if meta.get('tokenizer_sha256') != kinds.fingerprint(tok):
-        raise ValueError(f"{args.tokenizer} did not make {args.folder}'s .bin files; give --tokenizer the one "
-                         'lab.prepare used')
+        raise ValueError(f"{args.tokenizer} did not make {args.folder}'s .bin files; "
+                         'give --tokenizer the one lab.prepare used')
     data = read_split(args.folder, args.split)
     if len(data) < args.block_size + 1:
         raise ValueError(f'{args.split}.bin: {len(data):,} tokens; --block-size {args.block_size:,} needs '

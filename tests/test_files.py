@@ -13,7 +13,7 @@ import unittest
 from pathlib import Path
 from unittest import mock
 
-from lab import kinds, prepare
+from lab import kinds
 from lab.plumbing import bins, cli, locations, reading, saving
 from tests.project import LESSON_MODULE, TEXT, copy_project, inside, kill_while_writing, trained
 

@@ -73,4 +73,6 @@ def window_starts(tokens, block_size, batch_size, seed=None):
 
 def windows(data, starts, block_size):
     """(x, y): for each start, data's block_size ids from it, and the block_size ids one after."""
-    return ([list(data[s:s + block_size]) for s in starts], [list(data[s + 1:s + 1 + block_size]) for s in starts])
+    x = [list(data[start:start + block_size]) for start in starts]
+    y = [list(data[start + 1:start + 1 + block_size]) for start in starts]
+    return x, y
