@@ -53,18 +53,21 @@ SLIPS = [
     ('result.append(new_id)', 'result.append(pair)', 'append(pair)', 'new_id'),
     ('zip(ids, ids[1:])', 'zip(ids, ids[:1])', 'ids[:1]', 'zip(ids, ids[1:])'),
     ('            ids = merge(ids, pair, new_id)\n        return ids',
-     '            merge(ids, pair, new_id)\n        return ids', '            merge(ids, pair, new_id)\n        return ids',
-     'ids = merge(ids, pair, new_id)'),
-    ('def __init__(self, vocab, merges):', 'def __init__(vocab, merges):', 'def __init__', 'self, vocab, merges'),
+     '            merge(ids, pair, new_id)\n        return ids',
+     '            merge(ids, pair, new_id)\n        return ids', 'ids = merge(ids, pair, new_id)'),
+    ('def __init__(self, vocab, merges):', 'def __init__(vocab, merges):', 'def __init__',
+     'self, vocab, merges'),
     ('def encode(self, text):', 'def encode(text):', 'def encode', 'self, text'),
     ('@classmethod', '@staticmethod', '@staticmethod', 'classmethod'),
     ("return {'vocab': self.vocab, 'merges': self.merges}", 'return self.vocab, self.merges',
      'return self.vocab, self.merges', 'gave_not_dict'),
-    ('pairs.most_common(1)[0]', 'pairs.most_common(1)[0][0]', 'most_common(1)[0][0]', 'pairs.most_common(1)[0]'),
+    ('pairs.most_common(1)[0]', 'pairs.most_common(1)[0][0]', 'most_common(1)[0][0]',
+     'pairs.most_common(1)[0]'),
     ('zip(ids, ids[1:])', 'zip(text, text[1:])', 'zip(text', 'zip(ids, ids[1:])'),
     ('merges.append([list(pair), new_id])', 'merges.append((pair, new_id))', 'merges.append((pair',
      '[list(pair), new_id]'),
-    ('            result.append(new_id)', '            result = result + [new_id]', 'result = result + [new_id]',
+    ('            result.append(new_id)', '            result = result + [new_id]',
+     'result = result + [new_id]',
      'look.merge_in_time'),
     ('            i += 1\n    return', '        i += 1\n    return', '        i += 1\n    return',
      'slip_shallower'),  # out of the else
@@ -195,7 +198,8 @@ class LabsTest(unittest.TestCase):
         kept = {name: (labs / f'{name}.py').read_text(encoding='utf-8')
                 for name in ['token_count', 'bpe_trace']}
         (labs / 'token_count.py').write_text(kept['token_count'].replace('48]', '28]'), encoding='utf-8')
-        (labs / 'bpe_trace.py').write_text(kept['bpe_trace'].replace('for (a, b), new_id', 'for a, b, new_id'),
+        (labs / 'bpe_trace.py').write_text(kept['bpe_trace'].replace('for (a, b), new_id',
+                                                                     'for a, b, new_id'),
                                            encoding='utf-8')
         (labs / 'unknown.py').rename(cls.root / 'unknown.txt')
         try:
