@@ -683,6 +683,22 @@ class ByteTest(unittest.TestCase):
                 ByteBPE.train(TEXT, 10, special=special)
 
 
+class CountInProcessesTest(unittest.TestCase):
+    """A large text's pieces are counted in processes, a share each (patterns.count_pieces_fast)."""
+
+    def test_pieces_counted_in_two_processes_are_the_pieces_counted_in_one(self):
+        docs = documents(MIXED * 3, 'paragraphs')[0] + ['  a trailing  ', '\n\n', 'x']
+        for pattern in ['gpt2', 'gpt4', None]:
+            with self.subTest(pattern), mock.patch.object(patterns, 'COUNT_PARALLEL_FROM', 1000):
+                self.assertEqual(patterns.count_pieces_fast(pattern, docs, jobs=2),
+                                 patterns.count_pieces(pattern, docs))
+
+    def test_a_text_below_the_threshold_is_counted_here(self):
+        with mock.patch.object(patterns.encoding, 'in_processes_or_here') as processes:
+            patterns.count_pieces_fast('gpt2', [MIXED], jobs=2)
+        processes.assert_not_called()
+
+
 class SpecialTest(unittest.TestCase):
     def setUp(self):
         self.tok = SpecialBPE.train(TEXT, 12)

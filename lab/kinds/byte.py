@@ -35,7 +35,7 @@ from types import SimpleNamespace
 from lab import fast
 from lab.contract import checks
 from lab.fast.encoding import REMEMBERED, encode_line, replayer
-from lab.kinds.patterns import CHUNK, compiled, count_pieces, cut, pattern_problem
+from lab.kinds.patterns import CHUNK, compiled, count_pieces_fast, cut, pattern_problem
 from lab.kinds.special import encode_with_specials, index_of, special_problem
 from lab.kinds.texts import merges_to_learn, texts_of
 from lab.plumbing import terminal
@@ -239,7 +239,7 @@ def _train_as_tokenizers(cls, texts, count, special, pattern):
         raise ValueError(f'the special token {terminal.quoted(bad)} is the character tokenizers writes byte '
                          f'{BYTE_OF[bad]} as: give it another name')
     words = {}
-    for piece, n in count_pieces(pattern, texts).items():
+    for piece, n in count_pieces_fast(pattern, texts).items():
         word = _as_chars(piece).translate(_AS_BYTE_CHARACTERS)
         words[word] = words.get(word, 0) + n
     alphabet = sorted(BYTE_CHARACTERS)  # tokenizers sorts its alphabet by code point

@@ -29,6 +29,7 @@ import functools
 import re
 from collections import Counter
 
+from lab.fast import encoding
 from lab.kinds.categories import LETTERS, NUMBERS
 from lab.plumbing import processes, terminal
 
@@ -183,6 +184,47 @@ def cut(pattern, text):
 # (its last) is cut on its own; the others, joined, keep every place where they meet.
 CHUNK = re.compile(f'[{WHITESPACE}]*[^{WHITESPACE}]+|[{WHITESPACE}]+')
 SPACE = re.compile(f'[{WHITESPACE}]')  # one whitespace character, as tokenizers' \\s reads it
+
+
+# Characters of text from which the pieces are counted in processes, one per idle core: 16 MB
+# of prose and code took 2.4 s in one process (2.9 s all told in tokenizers, which cuts in
+# threads); below a megabyte, starting them costs more than it saves.
+COUNT_PARALLEL_FROM = 1_000_000
+
+
+def count_pieces_fast(pattern, texts, jobs=None):
+    """count_pieces, in jobs processes (one per idle core unless given) for a text of
+    COUNT_PARALLEL_FROM characters or more, each counting a share of the texts: the same Counter."""
+    texts = list(texts)
+    size = sum(map(len, texts))
+    asked, jobs = jobs is not None, encoding.idle_cores() if jobs is None else jobs
+    if jobs <= 1 or size < COUNT_PARALLEL_FROM:
+        return count_pieces(pattern, texts)
+    shares, share, held = [], [], 0  # four shares a process, so that none waits long for the last
+    for text in texts:
+        share.append(text)
+        held += len(text)
+        if held >= size / (jobs * 4):
+            shares.append(share)
+            share, held = [], 0
+    shares += [share] if share else []
+    counted = encoding.in_processes_or_here(_count_start, pattern, _count_share, shares, jobs, asked,
+                                            lambda: [count_pieces(pattern, texts)])
+    total = counted[0]
+    for more in counted[1:]:
+        total.update(more)
+    return total
+
+
+_COUNTING = {}  # in a process of count_pieces_fast: the pattern it cuts with
+
+
+def _count_start(pattern):
+    _COUNTING['pattern'] = pattern
+
+
+def _count_share(texts):
+    return count_pieces(_COUNTING['pattern'], texts)
 
 
 def count_pieces(pattern, texts):
