@@ -430,14 +430,15 @@ class HostileLearnerFileTest(unittest.TestCase):
         self.folder = folder.name
 
     def test_answers_the_learners_code_forges_into_the_answer_pipe_are_not_taken(self):
+        # well-formed answers, every rule passed, written where the child writes its own: without
+        # the secret the child read before the file ran, none is taken
+        passed = ''.join(f'[0, "{name}", ["passed", null]]\\n' for name in rules.PART_OF)
         forged = LESSON.replace('import json\n', 'import json\nimport os\nimport sys\n'
-                                "os.write(int(sys.argv[1]), b'[0, \"rule_imports\", [\"failed\", [[\"x\", "
-                                "{\"part\": \"99\"}]]]]\\n[0, \"rule_merge_copies\", [\"passed\", 7]]\\n')\n"
+                                f"os.write(int(sys.argv[1]), b'{passed}')\n"
                                 'os._exit(0)\n', 1)
         answers = check.check_many([forged], check.lesson(), hash_seed=False)[0]
-        self.assertEqual(answers['rule_imports'][0], 'failed')
+        self.assertNotIn('passed', {state for state, _ in answers.values()})
         self.assertEqual(answers['rule_imports'][1][0][0], 'could_not_finish')
-        self.assertNotEqual(answers['rule_merge_copies'][0], 'passed')
 
     @unittest.skipUnless(sys.platform.startswith('linux'), 'finds processes in /proc')
     def test_a_grandchild_in_a_session_of_its_own_with_no_environment_is_killed(self):

@@ -22,6 +22,7 @@ import atexit
 import contextlib
 import json
 import os
+import secrets
 import signal
 import subprocess
 import sys
@@ -52,9 +53,10 @@ def run(jobs, seed='0', seconds=SECONDS):
     'failed' | 'not_checked', lines or value]; a rule the child never answered (it was killed, or
     ran out of time) is failed with the end of what it wrote to stderr."""
     read_end, write_end = os.pipe()
-    child, mark = start_child(jobs, seed, seconds, write_end)
+    secret = secrets.token_hex(16)
+    child, mark = start_child(jobs, seed, seconds, write_end, secret)
     answers, tail = [], []
-    readers = [threading.Thread(target=read_answers, args=(read_end, answers), daemon=True),
+    readers = [threading.Thread(target=read_answers, args=(read_end, answers, secret), daemon=True),
                threading.Thread(target=read_tail, args=(child.stderr, tail), daemon=True)]
     for reader in readers:
         reader.start()
@@ -68,9 +70,10 @@ def run(jobs, seed='0', seconds=SECONDS):
     return by_job(jobs, answers, last)
 
 
-def start_child(jobs, seed, seconds, write_end):
+def start_child(jobs, seed, seconds, write_end, secret):
     """(the child that answers for jobs, its mark): started in a session of its own, in the first
-    job's folder, the answer pipe's write end its only file besides stderr."""
+    job's folder, the answer pipe's write end its only file besides stderr, and the secret that
+    marks its answers on its stdin, read before any of your code runs."""
     code = (f'import sys; sys.path.insert(1, {str(ROOT)!r}); '
             'from lab.selfcheck.runner import serve; serve()')
     mark = f'{os.getpid()}-{id(jobs)}-{seed}'  # inherited by every process the child starts
@@ -78,10 +81,15 @@ def start_child(jobs, seed, seconds, write_end):
                XSLM_TUTOR_CHILD=mark)
     try:
         child = subprocess.Popen([sys.executable, '-c', code, str(write_end), json.dumps(jobs), str(seconds)],
-                                 cwd=jobs[0][0], env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                 cwd=jobs[0][0], env=env, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
                                  stderr=subprocess.PIPE, pass_fds=(write_end,), start_new_session=True)
     finally:
         os.close(write_end)
+    try:  # a pipe's buffer holds it: no wait for the child to read it
+        child.stdin.write(secret.encode('ascii') + b'\n')
+        child.stdin.close()
+    except OSError:  # the child is gone already: it answers nothing, and says why on stderr
+        pass
     LIVE[child.pid] = mark
     if STOPPING.is_set():  # Ctrl-C or SIGTERM came while it was starting
         kill(child.pid)
@@ -112,18 +120,22 @@ def by_job(jobs, answers, last):
              for name in names} for n, (_, names) in enumerate(jobs)]
 
 
-def read_answers(fd, answers, most=2**22):
+def read_answers(fd, answers, secret, most=2**22):
     """The child's answers, one JSON line each, kept as each comes (a process your code started
     and sent away may hold the pipe open after the child has ended), until the pipe closes or
-    most bytes have come."""
+    most bytes have come. A line that does not start with the secret is not the child's: your
+    code can write to the pipe too, but it runs after the child has read the secret and put it
+    away, and a line it writes without it is dropped."""
     with os.fdopen(fd, 'rb') as pipe:
         for line in iter(lambda: pipe.readline(most), b''):
             most -= len(line)
             if most <= 0:
                 return
             try:
-                n, name, answer = json.loads(line)
+                said, n, name, answer = json.loads(line)
             except (ValueError, TypeError):
+                continue
+            if said != secret:
                 continue
             if well_formed(answer):
                 answers.append((n, name, answer))
@@ -212,21 +224,30 @@ def kill_all():
 def serve():
     """The child's main: argv is the answer pipe's fd, the jobs (as JSON) and a rule's seconds."""
     fd, jobs, seconds = int(sys.argv[1]), json.loads(sys.argv[2]), float(sys.argv[3])
+    secret = sys.stdin.readline().strip()
+    os.dup2(os.open(os.devnull, os.O_RDONLY), 0)  # your code's input() meets an empty stdin, as before
     limit_resources()
     adopt_orphans()
-    answers = os.fdopen(fd, 'w', encoding='utf-8', buffering=1)
-    RUNNING.update(out=answers, pid=os.getpid())
+    out = os.fdopen(fd, 'w', encoding='utf-8', buffering=1)
+    RUNNING.update(send=sender(out, secret), pid=os.getpid())
+    del secret
     signal.signal(signal.SIGPROF, time_is_up)  # the rules' limit is CPU time: a busy machine changes nothing
     signal.signal(signal.SIGALRM, time_is_up)  # and the clock's, WALL times as long, for code that sleeps
     for n, (folder, names) in enumerate(jobs):
         RUNNING['job'] = n
         for name, answer in run_job(folder, names, seconds):
-            line = json.dumps([n, name, answer])
-            if len(line) > ANSWER:  # values your code made grow without end: said, not sent
-                line = json.dumps([n, name, ['failed', [['could_not_finish', {'last': 'MemoryError'}]]]])
-            answers.write(line + '\n')
-    answers.close()
+            if len(json.dumps(answer)) > ANSWER:  # values your code made grow without end: said, not sent
+                answer = ['failed', [['could_not_finish', {'last': 'MemoryError'}]]]
+            RUNNING['send'](n, name, answer)
+    out.close()
     end_child()
+
+
+def sender(out, secret):
+    """send(job, rule, answer): one answer written to out, a JSON line that starts with the secret."""
+    def send(job, name, answer):
+        out.write(json.dumps([secret, job, name, answer]) + '\n')
+    return send
 
 
 def end_child():
@@ -238,7 +259,7 @@ def end_child():
     os._exit(0)  # now: a thread your code started, and did not end, is not waited for
 
 
-RUNNING = {}  # in the child: its answer stream, and the rule running now (what time_is_up needs)
+RUNNING = {}  # in the child: how it sends an answer, and the rule running now (what time_is_up needs)
 SWALLOWED = 1  # times the time limit may fire in one rule: once more, and your code is holding on to it
 
 
@@ -263,11 +284,10 @@ def give_up(frame):
         frame = frame.f_back
     error = TimeoutError().with_traceback(trace)
     said = explain.explain(error, 'tokenizer.py', RUNNING['source'], RUNNING['limit'], RUNNING['settled'])
-    out, job = RUNNING['out'], RUNNING.get('job', 0)
-    out.write(json.dumps([job, RUNNING['name'], ['failed', said]]) + '\n')
+    send, job = RUNNING['send'], RUNNING.get('job', 0)
+    send(job, RUNNING['name'], ['failed', said])
     for name in RUNNING['after']:
-        out.write(json.dumps([job, name, ['not_checked', [['not_checked_stuck', {}]]]]) + '\n')
-    out.flush()
+        send(job, name, ['not_checked', [['not_checked_stuck', {}]]])
     end_child()
 
 
