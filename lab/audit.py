@@ -51,6 +51,7 @@ from lab.plumbing import cli, locations, measures, reading, saving, terminal
 from lab.plumbing.measures import percentile
 from lab.plumbing.terminal import shown
 
+LABEL = 13  # characters of the labels' column: "vocabulary" and room after it
 RARE = 3  # a row used fewer times than this is "rarely used"
 SHOWN = 12  # how many characters, rows or failures to list before "and N more"
 NORMALIZATION = 'none: text is encoded as given; NFC is checked by the audit, never applied'
@@ -121,10 +122,10 @@ def audit(tok, text):
 
 def row(label, value):
     """A label and its value; a value of several lines is indented under the first."""
-    print(f'{label:<13}' + value.replace('\n', '\n' + ' ' * 13))
+    print(f'{label:<{LABEL}}' + value.replace('\n', '\n' + ' ' * LABEL))
 
 
-def listed(items, start=0, columns=80 - 13):
+def listed(items, start=0, columns=terminal.COLUMNS - LABEL):
     """Up to SHOWN items, escaped and wrapped to fit after the label column."""
     items = [terminal.clip(shown(item), columns) for item in items]
     if not items:
@@ -151,7 +152,8 @@ def show(tok, r, max_unk):
     gates = gates_of(r, max_unk)
     row('fingerprint', "sha256 of the tokenizer's canonical JSON:")
     row('', kinds.fingerprint(tok))
-    row('vocabulary', terminal.fill(f'a {tok.kind} tokenizer, {kinds.describe(tok)}', columns=80 - 13))
+    row('vocabulary', terminal.fill(f'a {tok.kind} tokenizer, {kinds.describe(tok)}',
+                                    columns=terminal.COLUMNS - LABEL))
     row('corpus', f"{r['lines']:,} lines, {r['chars']:,} characters (newlines not counted)")
     if r['not_nfc']:  # encoded as given all the same: NFD Korean gets other ids than the NFC a user types
         row('', f"NOT NFC: {r['not_nfc'][0]:,} characters in {r['not_nfc'][1]:,} lines (lab.normalize)")

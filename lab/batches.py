@@ -125,7 +125,8 @@ def report(tok, args, data, starts, batch):
              f'batch        {args.batch_size} windows of {args.block_size} tokens, seed {args.seed}',
              '  window     start  x, as text']
     for n, (start, ids) in enumerate(zip(starts, x)):
-        lines.append(f'  {n:<6} {start:>9,}  ' + shown(tok, ids, 80 - 19))
+        said = f'  {n:<6} {start:>9,}  '
+        lines.append(said + shown(tok, ids, terminal.COLUMNS - len(said)))
     mask = answer_mask(tok, data, starts[0], args.block_size, args.marker)
     lines += ['', 'window 0, token by token: y is the next token, what the model must predict',
               '  pos  x                        y                        mask']

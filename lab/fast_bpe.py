@@ -40,9 +40,9 @@ if not __package__:  # run as python3 lab/fast_bpe.py: then tokenizer cannot be 
     sys.exit('run this lab from the project folder as: python3 -m lab.fast_bpe')
 
 from lab import fast, kinds
+from lab.contract import lessons
 from lab.kinds.byte import RULES
 from lab.kinds.patterns import PIECE_PATTERNS, pattern_problem
-from lab.contract import lessons
 from lab.kinds.texts import HOW, documents, merges_to_learn
 from lab.plumbing import cli, locations, reading, saving, terminal
 

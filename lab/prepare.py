@@ -214,7 +214,8 @@ def report(tok, made, batch):
         lines.append(f"in both     {made['in_both']:,} of val's {held:,} documents are the text of one in "
                      f"train ({made['in_both'] / held:.0%})")
     if made['special']:  # tokenizers would make each the special id: said, not hidden
-        lines.append('special     ' + kinds.said_of_special_strings(made['special'], 80 - 12))
+        said = 'special     '
+        lines.append(said + kinds.said_of_special_strings(made['special'], terminal.COLUMNS - len(said)))
     if made['unknown']:  # written all the same, as the tokenizer encodes them: said, not hidden
         lines.append(f"unknown     {made['unknown']:,} characters have no id of their own: "
                      'lab.audit lists them')

@@ -1,6 +1,7 @@
 """Run the project's commands end to end in a throwaway copy, so tests never touch the checkout."""
 import concurrent.futures
 import contextlib
+import functools
 import importlib.util
 import io
 import os
@@ -14,6 +15,7 @@ import tempfile
 import threading
 import time
 import types
+import unittest
 from pathlib import Path
 from unittest import mock
 
@@ -239,6 +241,24 @@ def inside(root, name, *args, env=None):
     """run_inside, answered as run() answers: .returncode, .stdout, .stderr."""
     code, out, err = run_inside(root, name, *args, env=env)
     return types.SimpleNamespace(returncode=code, stdout=out, stderr=err)
+
+
+@functools.lru_cache(maxsize=None)
+def processes_start():
+    """Whether multiprocessing can start a pool here: it keeps its locks in /dev/shm, which a
+    container may not have writable (docker run --ipc=none)."""
+    import multiprocessing
+    try:
+        multiprocessing.get_context().Lock()
+    except (OSError, ImportError):
+        return False
+    return True
+
+
+def skip_unless_processes_start():
+    """SkipTest, with the reason, for a test of work done in processes where none can start."""
+    if not processes_start():
+        raise unittest.SkipTest('needs processes: multiprocessing starts none without a writable /dev/shm')
 
 
 def trained(root):

@@ -29,6 +29,7 @@ from tests.project import (
     copy_project,
     inside,
     run,
+    skip_unless_processes_start,
     still_alive,
 )
 from tests.test_fuzz import fuzz_texts
@@ -184,6 +185,7 @@ class FreeCodePointsTest(unittest.TestCase):
 
 class ParallelEncodeTest(unittest.TestCase):
     def test_jobs_give_the_same_ids(self):
+        skip_unless_processes_start()
         text = (TEXT + 'Cat 안녕 😀\n\n') * 40
         tok = fast.train(TEXT, 30)
         with mock.patch.object(encoding, 'PARALLEL_FROM', 0):  # parallel even for a small text
@@ -224,6 +226,7 @@ class ParallelEncodeTest(unittest.TestCase):
                     self.assertEqual(encoding.idle_cores(), jobs, load)
 
     def test_processes_are_forked_only_when_no_other_thread_runs(self):
+        skip_unless_processes_start()
         # a fork copies a lock another thread holds, and the copy waits for it for ever
         tok = fast.train(TEXT, 30)
         text = (TEXT + '\n') * 5
@@ -248,6 +251,7 @@ class ParallelEncodeTest(unittest.TestCase):
             self.assertEqual(fast.encode(tok, 'a\n' * 50, jobs=2), [3] * 50)
 
     def test_prepare_splits_documents_the_same_with_jobs(self):
+        skip_unless_processes_start()
         from lab import prepare
         tok = CharBPE.train(TEXT, 30)
         docs, _ = prepare.documents(TEXT * 5)
@@ -287,6 +291,7 @@ class WorkerLifeTest(unittest.TestCase):
     ends it in one line, with no process left behind."""
 
     def setUp(self):
+        skip_unless_processes_start()
         folder = tempfile.TemporaryDirectory()
         self.addCleanup(folder.cleanup)
         self.folder = folder.name

@@ -25,7 +25,7 @@ from lab.kinds.texts import documents
 from lab.kinds.word import END
 from lab.plumbing.reading import MEMORY_PER_TEXT_BYTE
 from tests import gate
-from tests.project import LESSON_MODULE, MIXED, ROOT, TEXT, started
+from tests.project import LESSON_MODULE, MIXED, ROOT, TEXT, skip_unless_processes_start, started
 from tests.test_fuzz import fuzz_texts
 
 BPE, merge = LESSON_MODULE.BPE, LESSON_MODULE.merge  # the lesson's own, which the library is held to
@@ -687,6 +687,7 @@ class CountInProcessesTest(unittest.TestCase):
     """A large text's pieces are counted in processes, a share each (patterns.count_pieces_fast)."""
 
     def test_pieces_counted_in_two_processes_are_the_pieces_counted_in_one(self):
+        skip_unless_processes_start()
         docs = documents(MIXED * 3, 'paragraphs')[0] + ['  a trailing  ', '\n\n', 'x']
         for pattern in ['gpt2', 'gpt4', None]:
             with self.subTest(pattern), mock.patch.object(patterns, 'COUNT_PARALLEL_FROM', 1000):

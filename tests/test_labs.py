@@ -12,8 +12,8 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import unicodedata
 import types
+import unicodedata
 import unittest
 from array import array
 from pathlib import Path

@@ -181,7 +181,8 @@ def special_strings_line(tok, texts):
     """'special strings: ...' when texts spell any of tok's special strings, else None: what a lab
     that encodes a user's text says of them, in one line."""
     found = special_strings(tok, texts)
-    return 'special strings: ' + said_of_special_strings(found, 80 - 17) if found else None
+    said = 'special strings: '
+    return said + said_of_special_strings(found, terminal.COLUMNS - len(said)) if found else None
 
 
 def describe(tok):

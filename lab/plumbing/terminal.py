@@ -6,6 +6,7 @@ import reprlib
 import sys
 import unicodedata
 
+COLUMNS = 80  # what every lab's output fits in: a terminal's default width
 _NAMED = {'\n': '\\n', '\t': '\\t', '\r': '\\r'}
 
 
@@ -42,7 +43,7 @@ def clip(text, columns=80):
     return text[:_fitting(text, columns - 3)] + '...'
 
 
-def fill(text, first='', rest='', columns=80):
+def fill(text, first='', rest='', columns=COLUMNS):
     """text wrapped at spaces into lines of at most columns display columns (see width),
     the first starting with first, the others with rest. A space inside brackets does not
     break (code such as self.chars.get(c, 0) stays whole); a word too long for a line is cut."""
