@@ -37,6 +37,7 @@ from lab.plumbing import bins, cli, terminal
 MARKER = 'A: '  # where an answer starts, at the start of a line (the lesson's data)
 LOOK_BACK = 100_000  # tokens looked back for the start of the line a window starts in
 SHOWN_LIMIT = 2 ** 16  # ids of a batch the lab prints at most: a real batch is never printed
+LABEL = 13  # columns of the labels on the left
 
 
 @functools.lru_cache(maxsize=4)
@@ -118,52 +119,60 @@ def shown(tok, ids, width):
     return terminal.clip("'" + terminal.shown(text) + "'", width)
 
 
+def labelled(label, text):
+    """A line of a label in its column (LABEL columns of the terminal, Hangul two each), then text
+    filled within 80 columns under it."""
+    return terminal.fill(text, label + ' ' * (LABEL - terminal.width(label)), ' ' * LABEL)
+
+
 def report(tok, args, data, starts, batch):
-    """The lines the lab prints for a batch drawn from data at starts."""
+    """The lines the lab prints for a batch drawn from data at starts, in the lab's language."""
+    say = cli.message
     x, y = batch
-    lines = [f'{args.split}.bin'.ljust(13) + f'{len(data):,} tokens, checked against meta.json',
-             f'batch        {args.batch_size} windows of {args.block_size} tokens, seed {args.seed}',
-             '  window     start  x, as text']
-    for n, (start, ids) in enumerate(zip(starts, x)):
-        said = f'  {n:<6} {start:>9,}  '
-        lines.append(said + shown(tok, ids, terminal.COLUMNS - len(said)))
+    lines = [labelled(f'{args.split}.bin', say('batches.read', tokens=f'{len(data):,}')),
+             labelled(say('batches.label_batch'), say('batches.batch', windows=args.batch_size,
+                                                     block=args.block_size, seed=args.seed))]
+    rows = [[say('batches.window'), say('batches.start'), say('batches.as_text')]]
+    room = terminal.COLUMNS - 2 - terminal.width(rows[0][0]) - 2 - 11 - 2  # 11: a start of 9,999,999
+    rows += [[str(n), f'{start:,}', shown(tok, ids, room)] for n, (start, ids) in enumerate(zip(starts, x))]
+    lines += ['  ' + row for row in terminal.table(rows, right=(1,)).split('\n')]
     mask = answer_mask(tok, data, starts[0], args.block_size, args.marker)
-    lines += ['', 'window 0, token by token: y is the next token, what the model must predict',
-              '  pos  x                        y                        mask']
-    for pos, (i, j, m) in enumerate(zip(x[0], y[0], mask)):
-        lines.append(f'  {pos:<4} {shown(tok, [i], 24):<24} {shown(tok, [j], 24):<24} {m}')
+    rows = [[say('batches.pos'), 'x', 'y', say('batches.mask')]]
+    rows += [[str(pos), shown(tok, [i], 24), shown(tok, [j], 24), str(m)]
+             for pos, (i, j, m) in enumerate(zip(x[0], y[0], mask))]
+    lines += ['', terminal.fill(say('batches.window0'))]
+    lines += ['  ' + row for row in terminal.table(rows).split('\n')]
     check = all(b[:-1] == a[1:] for a, b in zip(x, y))
-    lines += ['', f'check        y is x shifted by one in every window: {"OK" if check else "FAILED"}']
+    verdict = 'OK' if check else 'FAILED'
     marker = terminal.clip(repr(args.marker), 20)
-    lines.append(terminal.fill(f"mask         {sum(mask)} of window 0's {len(mask)} targets are an answer's "
-                               f'(after {marker}): answer-only training counts the loss there only',
-                               '', ' ' * 13))
+    lines += ['', labelled(say('batches.label_check'), say('batches.check', verdict=verdict)),
+              labelled(say('batches.label_mask'),
+                       say('batches.mask_said', answers=sum(mask), targets=len(mask), marker=marker))]
     return lines, check
 
 
 def main():
     args = arguments().parse_args()
+    say = cli.message
     if args.batch_size * args.block_size > SHOWN_LIMIT:
-        raise ValueError(f'--batch-size {args.batch_size:,} of --block-size {args.block_size:,} is '
-                         f'{args.batch_size * args.block_size:,} ids; at most {SHOWN_LIMIT:,} are shown')
+        raise ValueError(say('batches.too_many', ids=f'{args.batch_size * args.block_size:,}',
+                             most=f'{SHOWN_LIMIT:,}'))
     if args.folder == Path('data') and not Path('data', 'meta.json').exists():  # the defaults, before prepare
-        print('nothing prepared in data/ yet: make train.bin, val.bin and meta.json first:\n'
-              '  python3 -m lab.prepare\n  python3 -m lab.batches')
+        print(say('batches.nothing') + '\n  python3 -m lab.prepare\n  python3 -m lab.batches')
         return
     meta = bins.read_meta(args.folder)
     tok = kinds.load(args.tokenizer)
     if meta.get('tokenizer_sha256') != kinds.fingerprint(tok):
-        raise ValueError(f"{args.tokenizer} did not make {args.folder}'s .bin files; "
-                         'give --tokenizer the one lab.prepare used')
+        raise ValueError(say('batches.not_made_by', folder=terminal.shown(str(args.folder))))
     data = read_split(args.folder, args.split)
     if len(data) < args.block_size + 1:
-        raise ValueError(f'{args.split}.bin: {len(data):,} tokens; --block-size {args.block_size:,} needs '
-                         f'{args.block_size + 1:,}: give a smaller one')
+        raise ValueError(say('batches.too_small', split=args.split, tokens=f'{len(data):,}',
+                             block=f'{args.block_size:,}', needed=f'{args.block_size + 1:,}'))
     starts = bins.window_starts(len(data), args.block_size, args.batch_size, args.seed)
     lines, check = report(tok, args, data, starts, bins.windows(data, starts, args.block_size))
     print('\n'.join(lines))
     if not check:
-        raise ValueError('a check FAILED')
+        raise ValueError(say('batches.failed'))
 
 
 if __name__ == '__main__':

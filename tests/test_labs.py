@@ -476,7 +476,25 @@ class BatchesTest(unittest.TestCase):
         kinds.save(kinds.CharBPE.train(TEXT, 3), other)
         code, _, err = run_inside(self.out.parent, 'batches', self.out.name, '--tokenizer', other.name)
         self.assertEqual(code, 1)
-        self.assertIn('did not make', err)
+        self.assertIn('made with another tokenizer', err)
+
+    def test_in_korean_every_line_of_the_lab_and_its_errors_is_korean_within_80_columns(self):
+        saved = self.out.parent / 'tok.json'
+        self.addCleanup(saved.unlink)
+        kinds.save(self.tok, saved)
+        code, out, err = run_inside(self.out.parent, 'batches', self.out.name, '--tokenizer', saved.name,
+                                    '--lang', 'ko')
+        _, _, refused = run_inside(self.out.parent, 'batches', self.out.name, '--tokenizer', saved.name,
+                                   '--lang', 'ko', '--split', 'val', '--block-size', '10000')
+        self.assertEqual(code, 0, err)
+        for line in (out + refused).splitlines():
+            with self.subTest(line):
+                self.assertLessEqual(terminal.width(line), 80)
+                names = r"'[^']*'|\S+\.(bin|json)|--\S+|lab\.\w+"  # data shown, files, flags, labs
+                words = re.findall(r'[A-Za-z]{2,}', re.sub(names, '', line))
+                self.assertTrue(measures.HANGUL.search(line) or not words, line)  # data, names, or Korean
+        self.assertIn('y는 x를 한 칸 민 것입니다', out)
+        self.assertRegex(refused, r'^lab\.batches: val\.bin: 토큰 ')
 
     def test_the_lab_shows_window_0_token_by_token_with_its_mask(self):
         saved = self.out.parent / 'tok.json'

@@ -67,7 +67,8 @@ def parser(doc):
 
 def speak(lang):
     """argparse's own words in lang (where the terminal can show them, else English): its
-    gettext lookups answered from the catalogs' 'argparse.' messages: (the language, its words)."""
+    gettext lookups answered from the catalogs' 'argparse.' messages: (the language, its words).
+    The lab's own lines (message()) are said in the same words from then on."""
     words = catalogs.catalog(lang)
     try:
         ''.join(words.values()).encode(getattr(sys.stdout, 'encoding', None) or 'utf-8')
@@ -75,7 +76,19 @@ def speak(lang):
         lang, words = 'en', catalogs.catalog('en')
     argparse._ = lambda text: words.get(f'argparse.{text}', text)
     argparse.ngettext = lambda one, many, n: argparse._(one if n == 1 else many)
+    _SPOKEN['words'] = words
     return lang, words
+
+
+_SPOKEN = {}  # the catalog the running lab speaks from: set by speak(), which parser() calls
+
+
+def message(key, **fields):
+    """One of the lab's lines for people (its output, a one-line error) in the language its
+    parser chose (--lang, else the locale), from lab/locale/: key's text with the fields in.
+    English until a parser is made (a lab's function called from Python)."""
+    words = _SPOKEN.get('words') or catalogs.catalog('en')
+    return catalogs.render(words, key, {name: str(value) for name, value in fields.items()})
 
 
 def _escape_errors(parser):
