@@ -119,19 +119,13 @@ def shown(tok, ids, width):
     return terminal.clip("'" + terminal.shown(text) + "'", width)
 
 
-def labelled(label, text):
-    """A line of a label in its column (LABEL columns of the terminal, Hangul two each), then text
-    filled within 80 columns under it."""
-    return terminal.fill(text, label + ' ' * (LABEL - terminal.width(label)), ' ' * LABEL)
-
-
 def report(tok, args, data, starts, batch):
     """The lines the lab prints for a batch drawn from data at starts, in the lab's language."""
     say = cli.message
     x, y = batch
-    lines = [labelled(f'{args.split}.bin', say('batches.read', tokens=f'{len(data):,}')),
-             labelled(say('batches.label_batch'), say('batches.batch', windows=args.batch_size,
-                                                     block=args.block_size, seed=args.seed))]
+    lines = [terminal.labelled(f'{args.split}.bin', say('batches.read', tokens=f'{len(data):,}'), LABEL),
+             terminal.labelled(say('data.label_batch'), say('data.batch', windows=args.batch_size,
+                                                            block=args.block_size, seed=args.seed), LABEL)]
     rows = [[say('batches.window'), say('batches.start'), say('batches.as_text')]]
     room = terminal.COLUMNS - 2 - terminal.width(rows[0][0]) - 2 - 11 - 2  # 11: a start of 9,999,999
     rows += [[str(n), f'{start:,}', shown(tok, ids, room)] for n, (start, ids) in enumerate(zip(starts, x))]
@@ -145,9 +139,10 @@ def report(tok, args, data, starts, batch):
     check = all(b[:-1] == a[1:] for a, b in zip(x, y))
     verdict = 'OK' if check else 'FAILED'
     marker = terminal.clip(repr(args.marker), 20)
-    lines += ['', labelled(say('batches.label_check'), say('batches.check', verdict=verdict)),
-              labelled(say('batches.label_mask'),
-                       say('batches.mask_said', answers=sum(mask), targets=len(mask), marker=marker))]
+    lines += ['', terminal.labelled(say('data.label_check'), say('data.check', verdict=verdict), LABEL),
+              terminal.labelled(say('batches.label_mask'),
+                                say('batches.mask_said', answers=sum(mask), targets=len(mask), marker=marker),
+                                LABEL)]
     return lines, check
 
 
@@ -172,7 +167,7 @@ def main():
     lines, check = report(tok, args, data, starts, bins.windows(data, starts, args.block_size))
     print('\n'.join(lines))
     if not check:
-        raise ValueError(say('batches.failed'))
+        raise ValueError(say('data.failed'))
 
 
 if __name__ == '__main__':

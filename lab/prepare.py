@@ -54,6 +54,7 @@ from lab.kinds.texts import HOW, documents
 from lab.plumbing import bins, cli, reading, saving, terminal
 
 BINS = ['train.bin', 'val.bin']
+LABEL = 12  # columns of the labels on the left
 TRAIN_SHARE = 0.95
 WINDOW_SEED = 1337  # the batch drawn when --seed does not say (nanoGPT's seed)
 # ids in the batch shown, as Python lists x and y (about 16 bytes an id): a real training
@@ -154,11 +155,10 @@ def prepare(tok, text, out, block_size, jobs=None, name='the text', how=None, va
     train.bin back: the figures the lab prints, as a dict."""
     end = kinds.document_end(tok)
     if end is None:
-        raise ValueError("the tokenizer has neither <eos> nor a newline token to end documents with: "
-                         "train it on text with lines, or with --special '<eos>'")
+        raise ValueError(cli.message('prepare.no_end'))
     docs, how = documents(text, how)
     if not docs:
-        raise ValueError(f'{name} holds no document: every line of it is blank; give a text')
+        raise ValueError(cli.message('prepare.no_document', name=name))
     if seed is not None:
         random.Random(seed).shuffle(docs)
     typecode, dtype = bins.id_type(tok.vocab_size)
@@ -167,8 +167,8 @@ def prepare(tok, text, out, block_size, jobs=None, name='the text', how=None, va
     train, val, cut = split(ids, lengths, 1 - val_share)
     del ids
     if len(train) < block_size + 1:
-        raise ValueError(f'{name} gives {len(train):,} training tokens; --block-size {block_size:,} needs '
-                         f'{block_size + 1:,}: give more text')
+        raise ValueError(cli.message('prepare.too_few', name=name, tokens=f'{len(train):,}',
+                                     block=f'{block_size:,}', needed=f'{block_size + 1:,}'))
     blobs = {'train.bin': bins.to_bytes(train, typecode), 'val.bin': bins.to_bytes(val, typecode)}
     out.mkdir(parents=True, exist_ok=True)
     meta = json.dumps(meta_of(tok, dtype, end, blobs), indent=2) + '\n'
@@ -197,40 +197,48 @@ def shown_ids(tok, ids):
 
 
 def report(tok, made, batch):
-    """The lines the lab prints for what prepare() made and the batch drawn from it."""
+    """The lines the lab prints for what prepare() made and the batch drawn from it, in the lab's
+    language."""
+    say = cli.message
     train, val, (xs, ys, shifted, args) = made['train'], made['val'], batch
     same = 'OK' if made['back'] == train else 'FAILED'
     end_id, end_name = made['end']
-    lines = [terminal.fill(f"{made['docs']:,} ({made['how']}), each ended by {end_name} (id {end_id})",
-                         'documents   ', ' ' * 12),
-             f"tokens      {len(train) + len(val):,}, vocabulary {tok.vocab_size:,}: {made['dtype']}, "
-             'little-endian']
+    lines = [terminal.labelled(say('prepare.label_documents'),
+                               say('prepare.documents', count=f"{made['docs']:,}",
+                                   how=cli.phrase(made['how']), end=end_name, id=end_id), LABEL),
+             terminal.labelled(say('prepare.label_tokens'),
+                               say('prepare.tokens', count=f'{len(train) + len(val):,}',
+                                   vocab=f'{tok.vocab_size:,}', dtype=made['dtype']), LABEL)]
     share = 1 - made['val_share']
     if made['train_docs'] is None:
-        lines.append(f'split       one document: its tokens split '
-                     f'{share * 100:.0f}/{100 - share * 100:.0f}, as the course does')
+        lines.append(terminal.labelled(say('prepare.label_split'), say(
+            'prepare.one_document', train=f'{share * 100:.0f}', val=f'{100 - share * 100:.0f}'), LABEL))
     if made['in_both']:  # val would measure what train has seen: said, not hidden
         held = made['docs'] - made['train_docs']
-        lines.append(f"in both     {made['in_both']:,} of val's {held:,} documents are the text of one in "
-                     f"train ({made['in_both'] / held:.0%})")
+        lines.append(terminal.labelled(say('prepare.label_in_both'), say(
+            'prepare.in_both', same=f"{made['in_both']:,}", held=f'{held:,}',
+            share=f"{made['in_both'] / held:.0%}"), LABEL))
     if made['special']:  # tokenizers would make each the special id: said, not hidden
-        said = 'special     '
-        lines.append(said + kinds.said_of_special_strings(made['special'], terminal.COLUMNS - len(said)))
+        lines.append(terminal.labelled(say('prepare.label_special'), kinds.said_of_special_strings(
+            made['special'], terminal.COLUMNS - LABEL), LABEL))
     if made['unknown']:  # written all the same, as the tokenizer encodes them: said, not hidden
-        lines.append(f"unknown     {made['unknown']:,} characters have no id of their own: "
-                     'lab.audit lists them')
+        lines.append(terminal.labelled(say('prepare.label_unknown'),
+                                       say('prepare.unknown', count=f"{made['unknown']:,}"), LABEL))
     for name, ids, count in [('train.bin', train, made['train_docs']),
                              ('val.bin', val, None if made['train_docs'] is None
                               else made['docs'] - made['train_docs'])]:
-        docs = '' if count is None else f'{count:,} document{"s" * (count != 1)}, '
-        lines.append(f"{name:<12}{len(ids):,} tokens, {docs}{len(ids) * made['id_bytes']:,} bytes")
+        key = 'prepare.bin' if count is None else 'prepare.bin_doc' if count == 1 else 'prepare.bin_docs'
+        lines.append(terminal.labelled(name, say(key, tokens=f'{len(ids):,}', docs=f'{count or 0:,}',
+                                                 bytes=f"{len(ids) * made['id_bytes']:,}"), LABEL))
     return lines + [
-        'meta.json   vocabulary, id type, document end, fingerprint, sha256 of each .bin',
-        f'read back   train.bin, checked against meta.json, gives the same ids: {same}',
-        f'batch       {args.batch_size} windows of {args.block_size} tokens, seed {args.seed}',
+        terminal.labelled('meta.json', say('prepare.meta'), LABEL),
+        terminal.labelled(say('prepare.label_read_back'), say('prepare.read_back', verdict=same), LABEL),
+        terminal.labelled(say('data.label_batch'), say('data.batch', windows=args.batch_size,
+                                                       block=args.block_size, seed=args.seed), LABEL),
         f'  x[0]      {shown_ids(tok, xs[0])}',
         f'  y[0]      {shown_ids(tok, ys[0])}',
-        f'check       y is x shifted by one in every window: {"OK" if shifted else "FAILED"}']
+        terminal.labelled(say('data.label_check'), say('data.check', verdict='OK' if shifted else 'FAILED'),
+                          LABEL)]
 
 
 def main():
@@ -248,7 +256,7 @@ def main():
     shifted = all(y[:-1] == x[1:] for x, y in zip(xs, ys)) and all(len(y) == args.block_size for y in ys)
     print('\n'.join(report(tok, made, (xs, ys, shifted, args))))
     if made['back'] != made['train'] or not shifted:
-        raise ValueError('a check FAILED')
+        raise ValueError(cli.message('data.failed'))
 
 
 if __name__ == '__main__':

@@ -243,6 +243,16 @@ def inside(root, name, *args, env=None):
     return types.SimpleNamespace(returncode=code, stdout=out, stderr=err)
 
 
+def english_sentences(output):
+    """The lines of output that are English words, not Korean: what a lab run with --lang ko
+    should not print. Data it shows in quotes, file names, flags and lab names are not words;
+    a line with Hangul in it is Korean."""
+    import re
+    names = r"'[^']*'|\S+\.(bin|json|txt)|--\S+|lab\.\w+"
+    return [line for line in output.splitlines() if not re.search('[\uac00-\ud7a3]', line)
+            and re.findall(r'[A-Za-z]{2,}', re.sub(names, '', line))]
+
+
 @functools.lru_cache(maxsize=None)
 def processes_start():
     """Whether multiprocessing can start a pool here: it keeps its locks in /dev/shm, which a

@@ -42,6 +42,7 @@ from tests.project import (
     ROOT,
     TEXT,
     copy_project,
+    english_sentences,
     inside,
     run,
     run_inside,
@@ -363,6 +364,16 @@ class PrepareTest(unittest.TestCase):
         self.assertEqual(bins.id_type(65536)[1], 'uint32')
         self.assertEqual(bins.to_bytes([70000], 'I'), (70000).to_bytes(4, 'little'))
 
+    def test_in_korean_its_lines_and_errors_are_korean_within_80_columns(self):
+        root = trained(copy_project(self))
+        code, out, err = run_inside(root, 'prepare', '--lang', 'ko')
+        self.assertEqual(code, 0, err)
+        _, _, refused = run_inside(root, 'prepare', '--lang', 'ko', '--block-size', '256', '--force')
+        self.assertEqual(english_sentences(out + refused), [])
+        self.assertEqual([line for line in (out + refused).splitlines() if terminal.width(line) > 80], [])
+        self.assertIn('메타', out.replace('meta.json', '메타'))  # the files keep their names
+        self.assertRegex(refused, r'^lab\.prepare: .*학습 토큰')
+
     def test_y_is_x_shifted_by_one(self):
         data = list(range(100, 150))
         xs, ys = bins.windows(data, bins.window_starts(len(data), 8, 5, seed=3), 8)
@@ -407,7 +418,7 @@ class PrepareTest(unittest.TestCase):
         trained(root)
         done = inside(root, 'prepare', '--block-size', '1000')
         self.assertEqual(done.returncode, 1)
-        self.assertIn('training tokens; --block-size 1,000 needs 1,001: give more text', done.stderr)
+        self.assertIn('training tokens, too few for --block-size 1,000', done.stderr)
         self.assertFalse((root / 'data' / 'train.bin').exists())
 
 
@@ -487,12 +498,8 @@ class BatchesTest(unittest.TestCase):
         _, _, refused = run_inside(self.out.parent, 'batches', self.out.name, '--tokenizer', saved.name,
                                    '--lang', 'ko', '--split', 'val', '--block-size', '10000')
         self.assertEqual(code, 0, err)
-        for line in (out + refused).splitlines():
-            with self.subTest(line):
-                self.assertLessEqual(terminal.width(line), 80)
-                names = r"'[^']*'|\S+\.(bin|json)|--\S+|lab\.\w+"  # data shown, files, flags, labs
-                words = re.findall(r'[A-Za-z]{2,}', re.sub(names, '', line))
-                self.assertTrue(measures.HANGUL.search(line) or not words, line)  # data, names, or Korean
+        self.assertEqual(english_sentences(out + refused), [])
+        self.assertEqual([line for line in (out + refused).splitlines() if terminal.width(line) > 80], [])
         self.assertIn('y는 x를 한 칸 민 것입니다', out)
         self.assertRegex(refused, r'^lab\.batches: val\.bin: 토큰 ')
 

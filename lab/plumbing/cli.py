@@ -83,6 +83,12 @@ def speak(lang):
 _SPOKEN = {}  # the catalog the running lab speaks from: set by speak(), which parser() calls
 
 
+def phrase(text):
+    """An English phrase of the library's (how documents were cut, say) in the lab's language,
+    where the catalogs have it as 'phrase.TEXT'; else as it is."""
+    return (_SPOKEN.get('words') or {}).get(f'phrase.{text}', text)
+
+
 def message(key, **fields):
     """One of the lab's lines for people (its output, a one-line error) in the language its
     parser chose (--lang, else the locale), from lab/locale/: key's text with the fields in.

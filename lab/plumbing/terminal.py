@@ -122,6 +122,12 @@ def _fitting(text, columns, start=0):
     return len(text) - start
 
 
+def labelled(label, text, column):
+    """A line of output: label, padded to column (by display width: Hangul is two), then text
+    filled within COLUMNS, its further lines indented under it."""
+    return fill(text, label + ' ' * max(column - width(label), 1), ' ' * column)
+
+
 def table(rows, right=()):
     """Rows of strings as aligned columns, two spaces apart; columns in right align right."""
     widths = [max(width(row[c]) for row in rows) for c in range(len(rows[0]))]
