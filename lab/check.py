@@ -28,7 +28,7 @@ def main():
     cli.add_tokenizer(parser, 'the tokenizer to check')
     path = parser.parse_args().tokenizer
     tok = kinds.load(path)
-    print(f'{terminal.shown(str(path))}: sound, a {tok.kind} tokenizer')
+    print(cli.message('check.sound', path=terminal.shown(str(path)), kind=tok.kind))
     print(f'  {kinds.describe(tok)}')
 
 

@@ -48,7 +48,8 @@ def side_by_side(korean):
     """Rows comparing the NFC and NFD forms of the Korean text."""
     nfc, nfd = unicodedata.normalize('NFC', korean), unicodedata.normalize('NFD', korean)
     tok = fast.train(nfc, MERGES)
-    rows = [['form', 'code points', 'UTF-8 bytes', 'tokens', 'unknown']]
+    columns = ['form', 'code_points', 'bytes', 'tokens', 'unknown']
+    rows = [[cli.message(f'normalize.{column}') for column in columns]]
     for name, form in [('NFC', nfc), ('NFD', nfd)]:
         ids = fast.encode(tok, form)
         rows.append([name, str(len(form)), str(len(form.encode('utf-8'))), str(len(ids)), str(ids.count(0))])
@@ -64,29 +65,28 @@ def main():
 
     korean = korean_lines(text) or SAMPLE
     nfc, nfd, rows = side_by_side(korean)
-    print(f'{f"the Korean lines of {name}" if korean is not SAMPLE else "a built-in Korean sample"}, '
-          'in both forms')
-    print(f'(tokens: a tokenizer trained on the NFC form, {MERGES} merges)\n')
+    say = cli.message
+    print(say('normalize.lines_of', name=name) if korean is not SAMPLE else say('normalize.sample'))
+    print(say('normalize.trained', merges=MERGES) + '\n')
     print(terminal.table(rows, right={1, 2, 3, 4}))
     word = next(word for word in nfc.split() if measures.HANGUL.search(word))  # 'Q:' has one form only
     part = ''
     if len(word) > WORD_SHOWN:  # a text without spaces: a 'word' may be a whole line
-        word, part = word[:WORD_SHOWN], f' (its first {WORD_SHOWN} characters)'
+        word, part = word[:WORD_SHOWN], say('normalize.part', n=WORD_SHOWN)
     decomposed = unicodedata.normalize('NFD', word)
-    print(f'\nfirst Korean word {terminal.shown(repr(word))}{part}:')
+    print('\n' + say('normalize.first_word', word=terminal.shown(repr(word)), part=part))
     print(terminal.fill(code_points(word), '  NFC  ', ' ' * 7))
     print(terminal.fill(code_points(decomposed), '  NFD  ', ' ' * 7))
-    print(f'  they print the same; equal as strings: {word == decomposed}')
+    print('  ' + say('normalize.same_look', equal=word == decomposed))
 
     lines = measures.lines_of(text)
     bad = [n for n, line in enumerate(lines, 1) if not unicodedata.is_normalized('NFC', line)]
     if not bad:
-        print(f'\n{name}: NFC (unicodedata.is_normalized), {len(measures.lines_of(text))} lines')
+        print('\n' + say('normalize.is_nfc', name=name, n=len(measures.lines_of(text))))
         return
-    listed = ', '.join(map(str, bad[:10])) + (f' and {len(bad) - 10} more' if len(bad) > 10 else '')
-    print(f'\n{name}: NOT NFC: line {listed}')
-    lines = 'line is' if len(bad) == 1 else 'lines are'
-    raise ValueError(f"{len(bad)} {lines} not NFC: unicodedata.normalize('NFC', text) mends it")
+    listed = ', '.join(map(str, bad[:10])) + (say('normalize.more', n=len(bad) - 10) if len(bad) > 10 else '')
+    print('\n' + say('normalize.not_nfc', name=name, listed=listed))
+    raise ValueError(say('normalize.not_nfc_one' if len(bad) == 1 else 'normalize.not_nfc_many', n=len(bad)))
 
 
 if __name__ == '__main__':

@@ -81,7 +81,7 @@ def main():
     ids = kinds.plain(tok)(args.text)
     for line in render(tok, ids, terminal.use_colour(), columns):
         print(line)
-    print(f'{len(args.text)} characters, {len(ids)} tokens')
+    print(cli.message('show.counted', characters=len(args.text), tokens=len(ids)))
     specials = kinds.special_strings_line(tok, [args.text])  # one line, or None
     if specials:
         print(specials)

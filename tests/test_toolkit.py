@@ -28,6 +28,7 @@ from tests.project import (
     TAKES,
     as_a_terminal_starts_it,
     copy_project,
+    english_sentences,
     lab_files,
     run_inside,
     trained,
@@ -349,6 +350,22 @@ class TerminalTest(unittest.TestCase):
         self.assertEqual(process.returncode, 130)
         self.assertTrue(seen.replace(b'\r\n', b'\n').endswith(b'\nlab.fast_bpe: interrupted\n'), seen[-200:])
         self.assertFalse((root / 'big.json').exists())
+
+
+class KoreanOutputTest(unittest.TestCase):
+    """The labs that speak the learner's language in their output (lab/locale/, cli.message): run
+    with --lang ko on the defaults, none prints a sentence in English, or a line over 80 columns.
+    A lab whose lines are moved to the catalogs joins the list."""
+    SPEAKS_KOREAN = ['prepare', 'batches', 'check', 'normalize', 'show']
+
+    def test_a_lab_that_speaks_korean_prints_no_english_sentence(self):
+        root = trained(copy_project(self))
+        for name in self.SPEAKS_KOREAN:  # prepare first: batches reads what it wrote
+            with self.subTest(name):
+                code, out, err = run_inside(root, name, '--lang', 'ko')
+                self.assertEqual(code, 0, err)
+                self.assertEqual(english_sentences(out + err), [])
+                self.assertEqual([line for line in (out + err).splitlines() if terminal.width(line) > 80], [])
 
 
 # Korean without spaces, as some write it: a 'word' of 150 syllables, two columns each

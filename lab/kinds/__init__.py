@@ -53,7 +53,7 @@ from lab.kinds.piece import PieceBPE
 from lab.kinds.special import SpecialBPE
 from lab.kinds.word import WordBPE
 from lab.learner import errors
-from lab.plumbing import locations, reading, saving, terminal
+from lab.plumbing import cli, locations, reading, saving, terminal
 
 KINDS = {'char': CharBPE, 'word': WordBPE, 'piece': PieceBPE, 'byte': ByteBPE, 'special': SpecialBPE}
 
@@ -188,15 +188,17 @@ def special_strings_line(tok, texts):
 def describe(tok):
     """What a tokenizer's ids are, in words: '40 ids: 1 unknown, 27 characters, 12 merges'."""
     merges, special = len(tok.state()['merges']), len(tok.special_ids)
+    say = cli.message  # in the words of the lab that asks (English from Python)
     if tok.kind == 'byte':
-        parts = [f'{sum(i is not None for i in tok.byte_ids)} bytes']
+        parts = [say('describe.bytes', n=sum(i is not None for i in tok.byte_ids))]
     else:
-        marker = ['1 end of word'] if tok.kind == 'word' else []
+        marker = [say('describe.end_of_word')] if tok.kind == 'word' else []
         characters = tok.vocab_size - merges - special - 1 - len(marker)
-        parts = ['1 unknown', *marker, f'{characters} characters']
+        parts = [say('describe.unknown'), *marker, say('describe.characters', n=characters)]
     if special:
-        parts.insert(0 if tok.kind == 'byte' else len(parts), f'{special} special')
-    return f'{tok.vocab_size:,} ids: ' + ', '.join(parts + [f'{merges} merges'])
+        parts.insert(0 if tok.kind == 'byte' else len(parts), say('describe.special', n=special))
+    parts.append(say('describe.merges', n=merges))
+    return say('describe.ids', n=f'{tok.vocab_size:,}', parts=', '.join(parts))
 
 
 def token_text(tok, i):
