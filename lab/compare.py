@@ -51,7 +51,8 @@ def compare(text, count, holdout=None):
     for Kind in KINDS.values():
         Kind.train('', 0)  # what a kind makes once in a process (a compiled pattern) is not training
     for n, (name, Kind) in enumerate(KINDS.items(), 1):
-        terminal.status(f'training {name} ({n} of {len(KINDS)}) on {len(train_text):,} characters ...')
+        terminal.status(cli.message('compare.training', kind=name, n=n, kinds=len(KINDS),
+                                    chars=f'{len(train_text):,}'))
         figures[name] = measure(Kind, train_text, measured, count)
     terminal.status()
     return train_text, measured, figures
@@ -59,11 +60,13 @@ def compare(text, count, holdout=None):
 
 def figure_rows(figures):
     """The table: a row a kind."""
-    rows = [['kind', 'merges', 'vocab', 'tokens', 'chars/token', 'unknown', 'round trip', 'train s']]
+    say = cli.message
+    columns = ['kind', 'merges', 'vocab', 'tokens', 'per_token', 'unknown', 'round_trip', 'seconds']
+    rows = [[say(f'compare.{column}') for column in columns]]
     for name, f in figures.items():
         rows.append([name, f'{f["merges"]:,}', f'{f["vocab"]:,}', f'{f["tokens"]:,}', f'{f["per_token"]:.2f}',
-                     'never' if f['unknown'] is None else f'{f["unknown"]:.1%}',
-                     'OK' if f['round_trip'] else 'no', f'{f["seconds"]:.2f}'])
+                     say('compare.never') if f['unknown'] is None else f'{f["unknown"]:.1%}',
+                     'OK' if f['round_trip'] else say('compare.no'), f'{f["seconds"]:.2f}'])
     return rows
 
 
@@ -78,26 +81,25 @@ def main():
     args = parser.parse_args()
     text = reading.read_text(args.file)
     train_text, measured, figures = compare(text, args.merges, args.holdout)
-    name = terminal.shown(args.file.name)
+    name, say = terminal.shown(args.file.name), cli.message
     if args.holdout:
         held, lines = len(measures.lines_of(measured)), len(measures.lines_of(text))  # as many as can be
-        where = (f'trained on {len(train_text):,} characters, measured on the {len(measured):,} held out '
-                 f'(the last {held:,} of its {lines:,} lines)')
+        where = say('compare.held_out', trained=f'{len(train_text):,}', measured=f'{len(measured):,}',
+                    held=f'{held:,}', lines=f'{lines:,}')
     else:
-        where = f'trained and measured on all {len(text):,} characters (--holdout to hold some out)'
-    print(terminal.fill(f'{args.merges:,} merges asked of each kind on {name}; {where}') + '\n')
+        where = say('compare.all', chars=f'{len(text):,}')
+    print(terminal.fill(say('compare.asked', merges=f'{args.merges:,}', name=name, where=where)) + '\n')
     print(terminal.table(figure_rows(figures), right={1, 2, 3, 4, 5, 7}))
     # the special strings of the special kind, which keeps them as text as every kind does
     specials = kinds.special_strings_line(kinds.SpecialBPE.train(measured, 0), [measured])
     if specials:
         print(specials)
-    print('\n' + terminal.fill("unknown: tokens for a character the kind never saw; each comes back as "
-                             "'\\ufffd', and the round trip fails") + '\n')
-    print('one line, token by token:')
+    print('\n' + terminal.fill(say('compare.unknown_said')) + '\n')
+    print(say('compare.one_line'))
     for kind, f in figures.items():
         print(terminal.clip(f'  {kind:<8} |' + '|'.join(terminal.shown(piece) for piece in f['line']) + '|'))
     if any(checks.UNKNOWN in piece for f in figures.values() for piece in f['line']):
-        print(f'  ({checks.UNKNOWN}: an unknown character; \\xec: a byte of a character split across tokens)')
+        print('  ' + say('compare.legend', unknown=checks.UNKNOWN))
 
 
 if __name__ == '__main__':

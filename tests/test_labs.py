@@ -500,7 +500,7 @@ class BatchesTest(unittest.TestCase):
         self.assertEqual(code, 0, err)
         self.assertEqual(english_sentences(out + refused), [])
         self.assertEqual([line for line in (out + refused).splitlines() if terminal.width(line) > 80], [])
-        self.assertIn('y는 x를 한 칸 민 것입니다', out)
+        self.assertIn('y는 x보다 한 칸 뒤에서 시작합니다', out)
         self.assertRegex(refused, r'^lab\.batches: val\.bin: 토큰 ')
 
     def test_the_lab_shows_window_0_token_by_token_with_its_mask(self):

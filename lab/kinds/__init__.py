@@ -173,7 +173,7 @@ def said_of_special_strings(found, columns=80):
     """One line for the special strings a lab met in a text and kept as text (special_strings)."""
     listed = ' '.join(f'{terminal.shown(name)}×{n:,}' for name, n in found.most_common(3))
     more = ' ...' if len(found) > 3 else ''
-    said = f'{sum(found.values()):,} spelled in the text ({listed}{more}), kept as text'
+    said = cli.message('special.spelled', n=f'{sum(found.values()):,}', listed=listed + more)
     return terminal.clip(said, columns)
 
 
@@ -181,7 +181,7 @@ def special_strings_line(tok, texts):
     """'special strings: ...' when texts spell any of tok's special strings, else None: what a lab
     that encodes a user's text says of them, in one line."""
     found = special_strings(tok, texts)
-    said = 'special strings: '
+    said = cli.message('special.strings') + ' '
     return said + said_of_special_strings(found, terminal.COLUMNS - len(said)) if found else None
 
 
