@@ -66,24 +66,26 @@ def main():
     args = parser.parse_args()
     tok = kinds.load_lesson(args.tokenizer, BPE)  # first: a missing file is one line, and nothing before it
     text = reading.read_text(args.file)
-    print('rules learned: 1) e r  2) w e   on: l o w e r _')
-    print('  1 then 2:', apply(['e r', 'w e']))
-    print('  2 then 1:', apply(['w e', 'e r']))
+    say = cli.message
+    print(say('merge_order.rules'))
+    print('  ' + say('merge_order.then', first=1, second=2), apply(['e r', 'w e']))
+    print('  ' + say('merge_order.then', first=2, second=1), apply(['w e', 'e r']))
 
     other = shuffled(tok, args.seed)
     # the engine gives encode's ids, fast (the lesson's encode takes minutes on a megabyte), and
     # since '\n' is never merged, the ids of the whole text split into the ids of its lines
     encoded = [by_line(fast.encode(t, text), tok.chars.get('\n')) for t in (tok, other)]
     changed = sum(a != b for a, b in zip(*encoded))
-    labels = ['learned order', f'shuffled, seed {args.seed}']
+    labels = [say('merge_order.learned'), say('merge_order.shuffled', seed=args.seed)]
     names = terminal.shown(args.tokenizer.name), terminal.shown(args.file.name)
-    print(f'\n{len(tok.merges)} merges of {names[0]} on {names[1]}')
-    rows = [[label, f'{sum(map(len, lines)):,} tokens', terminal.clip(pieces(t, lines[0]), 44)]
-            for label, t, lines in zip(labels, [tok, other], encoded)]
+    print('\n' + say('merge_order.merges_of', n=len(tok.merges), tokenizer=names[0], file=names[1]))
+    shown = [terminal.clip(pieces(t, lines[0]), 44) for t, lines in zip([tok, other], encoded)]
+    rows = [[label, say('merge_order.tokens', n=f'{sum(map(len, lines)):,}'), first]
+            for label, lines, first in zip(labels, encoded, shown)]
     print(terminal.table(rows, right={1}))
-    print(f'{changed} of {len(encoded[0])} lines get other ids')
+    print(say('merge_order.changed', changed=changed, lines=len(encoded[0])))
     if not changed:
-        raise ValueError(f'the shuffle with seed {args.seed} kept every id; try another --seed')
+        raise ValueError(say('merge_order.kept', seed=args.seed))
 
 
 if __name__ == '__main__':

@@ -43,13 +43,13 @@ def sizes(smallest, largest, count=POINTS):
 
 def curve(train_text, held_text, merges):
     """[(vocabulary size, train chars/token, held-out chars/token)] at about POINTS sizes."""
-    terminal.status(f'learning {merges:,} merges on {len(train_text):,} characters ...')
+    terminal.status(cli.message('vocab_curve.learning', merges=f'{merges:,}', chars=f'{len(train_text):,}'))
     tok = fast.train(train_text, merges)
     base = len(tok.vocab) - len(tok.merges)
     points = []
     steps = sizes(base, len(tok.vocab))
     for n, size in enumerate(steps, 1):
-        terminal.status(f'encoding with a vocabulary of {size:,} ({n} of {len(steps)}) ...')
+        terminal.status(cli.message('vocab_curve.encoding', size=f'{size:,}', n=n, steps=len(steps)))
         partial = BPE(tok.vocab[:size], tok.merges[:size - base])
         encode = fast.encoder(partial)
         points.append((size, len(train_text) / max(len(encode(train_text)), 1),
@@ -112,12 +112,13 @@ def main():
     points = curve(train_text, held_text, merges)
     rule = (len(text) / 500, len(text) / 100)
     name = terminal.shown(args.file.name)
-    print(f'{name}: {len(train_text):,} characters to train on, {len(held_text):,} held out '
-          f'({args.holdout:.0%} of the lines)')
-    print(f'characters per token; ":" marks the rule of thumb, {rule[0]:,.0f} to {rule[1]:,.0f} tokens\n')
+    say = cli.message
+    print(say('vocab_curve.texts', name=name, train=f'{len(train_text):,}', held=f'{len(held_text):,}',
+              share=f'{args.holdout:.0%}'))
+    print(say('vocab_curve.axis', low=f'{rule[0]:,.0f}', high=f'{rule[1]:,.0f}') + '\n')
     for line in plot(points, rule):
         print(line)
-    rows = [['vocab', 'merges', 'train chars/token', 'held-out chars/token']]
+    rows = [[say(f'vocab_curve.{column}') for column in ['vocab', 'merges', 'train', 'held']]]
     base = points[0][0]
     rows += [[f'{size:,}', f'{size - base:,}', f'{train:.2f}', f'{held:.2f}'] for size, train, held in points]
     print()
@@ -125,10 +126,9 @@ def main():
     flat = flattens(points)
     print()
     if flat is None:
-        print('the held-out curve still improves at the largest vocabulary:\nmore merges may pay off')
+        print(say('vocab_curve.improves'))
     else:
-        print(f'the held-out curve stops improving (under {FLAT:.0%} a step) '
-              f'from a vocabulary of {flat:,} on')
+        print(say('vocab_curve.flat', step=f'{FLAT:.0%}', size=f'{flat:,}'))
 
 
 if __name__ == '__main__':
