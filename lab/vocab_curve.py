@@ -94,7 +94,7 @@ def plot(points, rule):
     lines.append(' ' * 7 + '+' + '-' * WIDTH)
     ends = f'{points[0][0]:,}'
     lines.append(' ' * 8 + ends + f'{points[-1][0]:,}'.rjust(WIDTH - len(ends)))
-    lines.append(' ' * 8 + 'vocabulary size (log scale); * training text, o held out, @ both')
+    lines.append(' ' * 8 + cli.message('vocab_curve.legend'))
     return lines
 
 
