@@ -48,7 +48,7 @@ KINDS = [  # the first that matches names the line
     ('code', re.compile(r'^\s{2,}\S|[{}]|;$|^\s*(def|class|import|return|for|if)\b|==|\w\(.*\)')),
     ('numbers', re.compile(r'\d')),
 ]
-HEADER = ['text', 'lines', 'chars', 'tokens', 'ch/tok', 'B/tok', 'unknown', 'p50', 'p95', 'p99']
+HEADER = ['text', 'lines', 'chars', 'tokens', 'ch/tok', 'B/tok', 'unknown', 'p50', 'p95', 'p99']  # p: as is
 NAME_COLUMNS = 16  # a longer file name is cut: to fewer columns when the figures need them
 
 
@@ -75,7 +75,7 @@ def ratio(count, tokens):
 
 def report(tok, named_texts, slices=True):
     encode = kinds.plain(tok)
-    rows = [HEADER]
+    rows = [[column if column.startswith('p') else cli.message(f'compression.{column}') for column in HEADER]]
     for name, text in named_texts:
         lines = measures.lines_of(text)
         rows.append(measure(terminal.shown(name), tok, encode, lines))
@@ -84,7 +84,8 @@ def report(tok, named_texts, slices=True):
             if line.strip():  # a blank line is of no kind
                 by_kind.setdefault(kind_of(line), []).append(line)
         if slices and len(by_kind) > 1:  # a row for each kind of line, in order of first appearance
-            rows += [measure(f'  {kind}', tok, encode, part) for kind, part in by_kind.items()]
+            rows += [measure('  ' + cli.message(f'compression.kind_{kind}'), tok, encode, part)
+                     for kind, part in by_kind.items()]
     figures = max(map(terminal.width, terminal.table([row[1:] for row in rows]).splitlines()))
     most = max(min(NAME_COLUMNS, 80 - 2 - figures), 4)  # the names take what the figures leave
     for row in rows[1:]:
@@ -94,13 +95,10 @@ def report(tok, named_texts, slices=True):
     specials = kinds.special_strings_line(tok, [text for _, text in named_texts])  # one line, or None
     if specials:
         print(specials)
-    unknown = ('the unknown id' if tok.unknown_id is not None else
-               'no id: a byte tokenizer leaves out a byte it has no id for')
-    print('\n' + terminal.fill('chars, tokens: of the lines, newlines not counted; ch/tok, B/tok: characters '
-                             'and UTF-8 bytes per token; unknown: share of the characters that got '
-                             f'{unknown}; p50/p95/p99: tokens per line (nearest rank)'))
+    unknown = cli.message('compression.unknown_id' if tok.unknown_id is not None else 'compression.no_id')
+    print('\n' + terminal.fill(cli.message('compression.legend', unknown=unknown)))
     if any(cell[-1:] in ('M', 'G') for row in rows[1:] for cell in row[1:]):
-        print('M, G: millions, billions, to three digits')
+        print(cli.message('compression.millions'))
 
 
 def main():
@@ -111,15 +109,22 @@ def main():
     args = parser.parse_args()
     if args.files or args.tokenizer != locations.SAVED:
         tok = kinds.load(args.tokenizer)
-        print(f'tokenizer: {terminal.shown(args.tokenizer.name)}, {tok.kind}, {tok.vocab_size:,} ids\n')
+        print(cli.message('compression.tokenizer', name=terminal.shown(args.tokenizer.name), kind=tok.kind,
+                          ids=f'{tok.vocab_size:,}') + '\n')
         if args.files:
             report(tok, [(path.name, reading.read_text(path)) for path in args.files])
         else:
-            report(tok, [('English', ENGLISH), ('Korean', KOREAN)], slices=False)
+            report(tok, samples(), slices=False)
         return
     tok = kinds.CharBPE.train(ENGLISH + KOREAN.splitlines()[0] + '\n', SAMPLE_MERGES)
-    print(f'tokenizer: trained on the English sample and one Korean sentence, {len(tok.merges)} merges\n')
-    report(tok, [('English', ENGLISH), ('Korean', KOREAN)], slices=False)
+    print(cli.message('compression.sample_tokenizer', merges=len(tok.merges)) + '\n')
+    report(tok, samples(), slices=False)
+
+
+def samples():
+    """The two built-in texts, named in the lab's language."""
+    return [(cli.message('compression.kind_Korean' if text is KOREAN else 'compression.english'), text)
+            for text in (ENGLISH, KOREAN)]
 
 
 if __name__ == '__main__':
