@@ -52,7 +52,7 @@ def with_specials(tok, path):
         return tok
     if tok.kind == 'char':
         return SpecialBPE(tok.vocab, tok.merges)
-    raise ValueError(f'{path} is a {tok.kind} tokenizer: no special tokens to show')
+    raise ValueError(cli.message('special.none', path=path, kind=tok.kind))
 
 
 def wrapped(text, most=4):
@@ -89,39 +89,40 @@ def main():
     args = parser.parse_args()
     tok = with_specials(kinds.load(args.tokenizer), args.tokenizer)
     if set(args.allow) - set(tok.special_ids):
-        parser.error(f'--allow takes the special tokens of this tokenizer: {" ".join(tok.special_ids)}')
-    shown = terminal.shown
-    print(f'a {tok.kind} tokenizer of {kinds.describe(tok)}')
-    print('its special tokens:')
+        parser.error(cli.message('special.allow', names=" ".join(tok.special_ids)))
+    shown, say = terminal.shown, cli.message
+    print(terminal.fill(say('special.tokenizer', kind=tok.kind, described=kinds.describe(tok))))
+    print(say('special.its'))
     print(wrapped('  '.join(f'{shown(name)}={i}' for name, i in tok.special_ids.items())) + '\n')
 
-    print(terminal.clip(f'text: {shown(repr(args.text))}'))
+    print(terminal.clip(say('special.text', text=shown(repr(args.text)))))
     plain = tok.encode(args.text)
     specials = sum(i in tok.special_ids.values() for i in plain)
-    print(f'  encode(text): {len(plain):,} ids, {specials:,} of them special: its special strings stay text')
+    print(terminal.fill(say('special.plain', ids=f'{len(plain):,}', specials=f'{specials:,}'), '  ', '    '))
     ids = tok.encode(args.text, allowed=args.allow)
     specials = sum(i in tok.special_ids.values() for i in ids)
-    allowed = " ".join(map(shown, args.allow)) or "nothing"
-    print(terminal.clip(f'  allowed {allowed}: {len(ids):,} ids, {specials:,} of them special'))
+    allowed = " ".join(map(shown, args.allow)) or say('special.nothing')
+    print(terminal.clip('  ' + say('special.allowed', allowed=allowed, ids=f'{len(ids):,}',
+                                   specials=f'{specials:,}')))
     print(wrapped(str(ids)))
-    print(wrapped('decoded: ' + shown(repr(tok.decode(ids, skip_special=args.skip_special)))))
+    print(wrapped(say('special.decoded', text=shown(repr(tok.decode(ids, skip_special=args.skip_special))))))
     try:
         tok.encode(args.text, allowed=args.allow, disallowed='refuse')
-        print("  disallowed='refuse': nothing to refuse")
+        print("  disallowed='refuse': " + say('special.nothing_refused'))
     except ValueError as e:
         print(wrapped(f"disallowed='refuse': {shown(str(e))}"))
 
-    print('\na chat program puts the specials in; what the user typed stays text:')
+    print('\n' + say('special.chat'))
     turn = conversation(tok, args.text, 'no.')
     print(wrapped(str(turn)))
     print(wrapped(as_parts(tok, turn)))
 
     if tok.kind == 'special':  # the lesson's tokenizer, with specials added
         newline = tok.lesson.chars.get('\n')
-        print(f'\nthe lesson has no specials: newline (id {newline}) ends an answer, as <eos> would')
+        print('\n' + say('special.lesson', id=newline))
         sample = 'Q: hi\nA: hello.\n'
         print(wrapped(f'{sample!r} -> {tok.encode(sample)}'))
-        print("  with <eos>, an answer could hold newlines; without it, it never can")
+        print('  ' + say('special.eos'))
 
 
 if __name__ == '__main__':

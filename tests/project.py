@@ -246,10 +246,10 @@ def inside(root, name, *args, env=None):
 def english_sentences(output):
     """The lines of output that are English words, not Korean: what a lab run with --lang ko
     should not print. Two words or more make a sentence; data it shows in quotes, file names,
-    flags, lab names, code points and names in capitals (NFC, UTF-8) are not words, and a line
-    with Hangul in it is Korean."""
+    flags, lab names, special tokens, code points and names in capitals (NFC, UTF-8) are not
+    words, and a line with Hangul in it is Korean."""
     import re
-    names = r"'[^']*'|\S+\.(bin|json|txt)|--\S+|lab\.\w+"
+    names = r"'[^']*'|<\w+>|\S+\.(bin|json|txt)|--\S+|lab\.\w+"  # <eos>: a special token's name
     return [line for line in output.splitlines() if not re.search('[\uac00-\ud7a3]', line)
             and len(re.findall(r'\b[A-Za-z]*[a-z]{2,}[A-Za-z]*\b', re.sub(names, '', line))) >= 2]
 

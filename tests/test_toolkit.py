@@ -357,7 +357,7 @@ class KoreanOutputTest(unittest.TestCase):
     with --lang ko on the defaults, none prints a sentence in English, or a line over 80 columns.
     A lab whose lines are moved to the catalogs joins the list."""
     SPEAKS_KOREAN = ['prepare', 'batches', 'check', 'compare', 'compression', 'merge_order', 'normalize',
-                     'show', 'vocab_curve']
+                     'show', 'special', 'vocab_curve']
 
     def test_a_lab_that_speaks_korean_prints_no_english_sentence(self):
         root = trained(copy_project(self))

@@ -21,7 +21,7 @@ Its file: {"kind": "special", "vocab": [...], "merges": [...], "special": ["<pad
 from lab import fast
 from lab.contract import checks, lessons
 from lab.kinds.texts import merges_to_learn, texts_of
-from lab.plumbing import terminal
+from lab.plumbing import cli, terminal
 
 SPECIAL = ['<pad>', '<bos>', '<eos>', '[Q]', '[A]']
 
@@ -93,8 +93,7 @@ def encode_with_specials(text, special_ids, index, encode_plain, allowed=(), dis
         refused = [(at, name) for at, name in find(text, index) if name not in allowed]
         if refused:
             at, name = refused[0]
-            raise ValueError(f'the text holds the special string {terminal.quoted(name, 30)} at character '
-                             f'{at:,}; pass it as allowed, or encode it as plain text')
+            raise ValueError(cli.message('special.refused', name=terminal.quoted(name, 30), at=f'{at:,}'))
     if not allowed:
         return encode_plain(text)
     ids, start = [], 0
