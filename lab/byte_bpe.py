@@ -41,7 +41,7 @@ def main():
     cli.add_out(parser, OUT, 'where to save it', 'a tokenizer file')
     args = parser.parse_args()
     if args.vocab_size < FIRST_MERGE:
-        parser.error(f'--vocab-size must be at least {FIRST_MERGE}: 4 special ids and 256 bytes')
+        parser.error(cli.message('byte_bpe.too_small', least=FIRST_MERGE))
     saving.check_output_path(args.out, 'tokenizer file', kinds.is_tokenizer_file,
                              inputs=[args.file], force=args.force)
     text = reading.read_text(args.file)
@@ -49,33 +49,36 @@ def main():
     kinds.save(ByteBPE.train(text, args.vocab_size - FIRST_MERGE), args.out)
     tok = kinds.load(args.out)
     name = terminal.shown(args.file.name)
-    print(f'byte-level BPE on {name}: {len(text.encode("utf-8")):,} bytes, '
-          f'vocab {tok.vocab_size} ({len(tok.merges)} merges)')
-    print(f'ids: <pad>=0 <unk>=1 <bos>=2 <eos>=3, bytes 4-259, merges 260-{tok.vocab_size - 1}')
+    say = cli.message
+    print(say('byte_bpe.trained', name=name, bytes=f'{len(text.encode("utf-8")):,}', vocab=tok.vocab_size,
+              merges=len(tok.merges)))
+    print(say('byte_bpe.ids', last=tok.vocab_size - 1))
     first = '  '.join(f'{tok.bytes_of[new].decode("utf-8", "replace")!r}' for _, new in tok.merges[:8])
-    print(terminal.clip(f'first merges: {first}'))
+    print(terminal.clip(say('byte_bpe.first', first=first)))
 
     ids = tok.encode(text)
     if tok.decode(ids) != text:
-        raise ValueError(f'round trip of {args.file} FAILED')
+        raise ValueError(say('byte_bpe.failed', file=args.file))
     char_tok = CharBPE.train(text, len(tok.merges))
     chars = len(char_tok.encode(text))
-    print(terminal.fill(f'round trip of {name}: OK, {len(ids):,} tokens '
-                      f'(character-level, {len(char_tok.merges)} merges: {chars:,})', '', '  '))
+    said = say('byte_bpe.round_trip', name=name, tokens=f'{len(ids):,}', merges=len(char_tok.merges),
+               chars=f'{chars:,}')
+    print(terminal.fill(said, '', '  '))
     specials = kinds.special_strings_line(tok, [text])  # one line, or None
     if specials:
         print(specials)
-    print(f'saved {terminal.shown(str(args.out))} and loaded it back\n')
+    print(say('byte_bpe.saved', path=terminal.shown(str(args.out))) + '\n')
     rows = sample_rows(tok, char_tok)
     print(terminal.table(rows, right={1, 3}))
     if any(row[4] != 'OK' for row in rows[1:]):
-        raise ValueError('a sample did not round-trip')
+        raise ValueError(say('byte_bpe.sample_failed'))
 
 
 def sample_rows(tok, char_tok):
     """A table row for each sample: its bytes, byte-level ids, tokens, round trip, and the
     character-level tokenizer's tokens with how many of them are unknown."""
-    rows = [('text', 'bytes', 'byte ids', 'tokens', 'back', 'char tokens')]
+    columns = ['text', 'bytes', 'byte_ids', 'tokens', 'back', 'char_tokens']
+    rows = [tuple(cli.message(f'byte_bpe.{column}') for column in columns)]
     for sample in SAMPLES:
         sample_ids = tok.encode(sample)
         char_ids = char_tok.encode(sample)
@@ -83,7 +86,8 @@ def sample_rows(tok, char_tok):
         ids = terminal.clip(' '.join(map(str, sample_ids)), 28)  # a sample the merges miss: a byte an id
         rows.append((repr(sample), str(len(sample.encode('utf-8'))), ids,
                      str(len(sample_ids)), 'OK' if tok.decode(sample_ids) == sample else 'FAILED',
-                     f'{len(char_ids)} ({unknown} unknown)' if unknown else str(len(char_ids))))
+                     cli.message('byte_bpe.unknown', n=len(char_ids), unknown=unknown) if unknown
+                     else str(len(char_ids))))
     return rows
 
 

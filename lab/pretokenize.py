@@ -36,13 +36,13 @@ def main():
     pre = PieceBPE.train(text, args.merges, args.pattern)
     label = args.pattern if args.pattern in PIECE_PATTERNS else 'regex'  # a column's heading
     if ''.join(pre.pieces(text)) != text:
-        raise ValueError(f'the {label} pattern does not cover every character of {args.file}')
+        raise ValueError(cli.message('pretokenize.uncovered', label=label, file=args.file))
     plain = CharBPE.train(text, args.merges)
     name = terminal.shown(args.file.name)
     pattern = terminal.shown(args.pattern)
-    print(terminal.clip(f'{args.merges} merges asked on {name}: pre-tokenized ({pattern}) '
-                      "against the lesson's") + '\n')
-    rows = [['', f'{label} pieces', 'the lesson (whole text)']]
+    say = cli.message
+    print(terminal.clip(say('pretokenize.asked', merges=args.merges, name=name, pattern=pattern)) + '\n')
+    rows = [['', say('pretokenize.pieces', label=label), say('pretokenize.lesson_whole')]]
     for n in range(min(SHOWN_MERGES, max(len(pre.merges), len(plain.merges)))):
         rows.append([str(n + 1)] + [terminal.clip(terminal.shown(repr(tok.vocab[tok.merges[n][1]])), 34)
                                     if n < len(tok.merges) else '' for tok in (pre, plain)])
@@ -50,15 +50,16 @@ def main():
 
     line = measures.first_line(text)[:60]
     cut = '|' + '|'.join(terminal.shown(piece) for piece in pre.pieces(line)) + '|'
-    print(f'\npieces of the first line:\n  {terminal.clip(cut, 78)}')
+    print('\n' + say('pretokenize.first_line') + f'\n  {terminal.clip(cut, 78)}')
     print()
-    print(terminal.table([['tokenizer', 'merges', 'tokens', 'chars/token'],
-                        row(f'{label} pieces', pre, text), row("the lesson's", plain, text)],
-                       right={1, 2, 3}))
+    columns = ['tokenizer', 'merges', 'tokens', 'per_token']
+    print(terminal.table([[say(f'table.{column}') for column in columns],
+                          row(say('pretokenize.pieces', label=label), pre, text),
+                          row(say('pretokenize.lessons'), plain, text)], right={1, 2, 3}))
     back = pre.decode(pre.encode(text))
     if back != text:
-        raise ValueError(f'round trip FAILED at character {measures.first_difference(back, text)}')
-    print(f'\nround trip: OK ({len(text):,} characters); no token crosses a piece')
+        raise ValueError(say('table.round_trip_failed', at=measures.first_difference(back, text)))
+    print('\n' + say('pretokenize.round_trip', chars=f'{len(text):,}'))
 
 
 def row(name, tok, text):

@@ -32,7 +32,9 @@ def main():
     text = reading.read_text(args.file)
     tok = WordBPE.train(text, args.merges)
     vocab = tok.vocab
-    print(f'word-level BPE on {terminal.shown(args.file.name)}: {len(tok.merges)} merges, vocab {len(vocab)}')
+    say = cli.message
+    name = terminal.shown(args.file.name)
+    print(say('word_bpe.trained', name=name, merges=len(tok.merges), vocab=len(vocab)))
     for n, ((a, b), new_id) in enumerate(tok.merges[:20], 1):
         line = f'  {n:>2}  {vocab[a]!r:>14} + {vocab[b]!r:<14} -> {vocab[new_id]!r}'
         print(terminal.clip(terminal.shown(line)))
@@ -40,14 +42,14 @@ def main():
     ids = tok.encode(text)
     back = tok.decode(ids)
     if back != text:
-        raise ValueError(f'round trip FAILED at character {measures.first_difference(back, text)}')
-    print(f'round trip: OK ({len(text):,} characters, spaces and newlines restored exactly)\n')
+        raise ValueError(say('table.round_trip_failed', at=measures.first_difference(back, text)))
+    print(say('word_bpe.round_trip', chars=f'{len(text):,}') + '\n')
 
     char_tok = CharBPE.train(text, args.merges)
     char_ids = char_tok.encode(text)
-    rows = [['tokenizer', 'merges', 'tokens', 'chars/token']]
-    for name, made, n in [('word-level', len(tok.merges), len(ids)),
-                          ('character-level', len(char_tok.merges), len(char_ids))]:
+    rows = [[say(f'table.{column}') for column in ['tokenizer', 'merges', 'tokens', 'per_token']]]
+    for name, made, n in [(say('word_bpe.word_level'), len(tok.merges), len(ids)),
+                          (say('word_bpe.char_level'), len(char_tok.merges), len(char_ids))]:
         rows.append([name, str(made), f'{n:,}', f'{len(text) / n:.2f}'])
     print(terminal.table(rows, right={1, 2, 3}))
 
