@@ -64,8 +64,9 @@ def show_progress(started):
         last[0] = now
         rate = done / max(now - started, 1e-9)
         left = (total - done) / rate if rate else 0
-        print(f'\r  merges {done:,}/{total:,}  {rate:,.0f}/s  {left:.0f} s left  ',
-              end='', file=sys.stderr, flush=True)
+        said = cli.message('fast_bpe.progress', done=f'{done:,}', total=f'{total:,}', rate=f'{rate:,.0f}',
+                           left=f'{left:.0f}')
+        print(f'\r  {said}  ', end='', file=sys.stderr, flush=True)
     return progress
 
 
@@ -93,10 +94,11 @@ def arguments():
     args = parser.parse_args()
     for option, kinds_that_take in TAKES.items():
         if getattr(args, option) is not None and args.kind not in kinds_that_take:
-            parser.error(f'--{option} is for --kind {" or ".join(kinds_that_take)}, not {args.kind}')
+            parser.error(cli.message('fast_bpe.option_for', option=option, kinds=" or ".join(kinds_that_take),
+                                     kind=args.kind))
     for name in args.special or []:
         if os.path.exists(name):  # --special NAME ... takes all that follows: FILE was meant
-            parser.error(f'--special {terminal.quoted(name, 30)}: a file; FILE goes before --special')
+            parser.error(cli.message('fast_bpe.special_file', name=terminal.quoted(name, 30)))
         if not name.strip():
             parser.error('--special: a special token needs a name')
     if len(set(args.special or [])) < len(args.special or []):
@@ -121,7 +123,7 @@ def train(args, texts, count):
     """The tokenizer: the lesson's with the engine's progress line on a terminal, or another kind."""
     if args.kind != 'char':
         size = sum(map(len, texts))
-        terminal.status(f'training a {args.kind} tokenizer on {size:,} characters ...')
+        terminal.status(cli.message('fast_bpe.training', kind=args.kind, chars=f'{size:,}'))
         return kinds.KINDS[args.kind].train(texts, count, vocab_size=args.vocab_size, **options(args))
     if count is None:  # the lesson's base: the unknown character and every character of the text
         base = len(lessons.base_vocabulary(''.join(texts)))
@@ -137,12 +139,14 @@ def train(args, texts, count):
 
 def describe(tok):
     """What sets a kind apart, as parts of one line: its kind, pattern and special tokens."""
-    parts = [f'kind: {tok.kind}']
+    say = cli.message
+    parts = [say('fast_bpe.kind', kind=tok.kind)]
     if hasattr(tok, 'pattern'):
-        parts.append(f'pattern: {terminal.shown(tok.pattern) if tok.pattern else "none"}')
+        parts.append(say('fast_bpe.pattern', pattern=terminal.shown(tok.pattern) if tok.pattern
+                         else say('fast_bpe.none')))
     if tok.special_ids:
         named = (f'{terminal.shown(name)}={i}' for name, i in tok.special_ids.items())
-        parts.append('special: ' + ' '.join(named))
+        parts.append(say('fast_bpe.special', named=' '.join(named)))
     return parts
 
 
@@ -159,8 +163,8 @@ def main():
     if args.documents:
         texts, how = documents(text, args.documents)
         if not texts:
-            raise ValueError(f'{args.file} holds no document: every line of it is blank; give a text')
-        print(f'documents: {len(texts):,} ({how}), trained apart')
+            raise ValueError(cli.message('prepare.no_document', name=args.file))
+        print(cli.message('fast_bpe.documents', count=f'{len(texts):,}', how=cli.phrase(how)))
     count = merges_for(args)
     tok = train(args, texts, count)
     terminal.status()
@@ -170,23 +174,24 @@ def main():
         print(terminal.clip(', '.join(describe(tok)), 80))  # special names may be long
     print('vocab:', tok.vocab_size, 'merges:', merges)
     # the lesson's rules stop below two occurrences, tokenizers' when no pair is left at all
-    left = 'no pair is left' if args.rules == 'tokenizers' else 'no pair occurs twice'
+    say = cli.message
+    left = say('fast_bpe.none_left' if args.rules == 'tokenizers' else 'fast_bpe.none_twice')
     if args.vocab_size is not None and tok.vocab_size < args.vocab_size:
-        print(terminal.fill(f'(asked for {args.vocab_size:,} ids; {left} after {merges:,} '
-                            f'merges, so this text gives {tok.vocab_size:,})', '', ' '))
+        print(terminal.fill(say('fast_bpe.fewer_ids', asked=f'{args.vocab_size:,}', left=left,
+                                merges=f'{merges:,}', gives=f'{tok.vocab_size:,}'), '', ' '))
     elif count is not None and merges < count:
-        print(f'(asked for {count} merges; {left} after {merges})')
+        print(say('fast_bpe.fewer_merges', asked=count, left=left, merges=merges))
     encode = kinds.plain(tok) if args.kind != 'char' else lambda t: fast.encode(tok.lesson, t)
     trained = ''.join(texts) if args.documents else text  # what it learned from: JSON lines are no text
     checked = trained[:CHECKED]  # a sample: the check costs a small share of the training, at any size
     said = 'OK' if tok.decode(encode(checked)) == checked else 'FAILED'
     if len(trained) > CHECKED:
-        said += f' (on its first {CHECKED:,} characters)'
+        said += ' ' + say('fast_bpe.sample', chars=f'{CHECKED:,}')
     print('roundtrip:', said, encode('Q: hi\nA: '))
     specials = kinds.special_strings_line(tok, texts)  # one line, or None
     if specials:
         print(specials)
-    print(f'saved {terminal.shown(str(args.out))}')
+    print(say('fast_bpe.saved', path=terminal.shown(str(args.out))))
 
 
 if __name__ == '__main__':

@@ -250,7 +250,9 @@ def english_sentences(output):
     words, and a line with Hangul in it is Korean."""
     import re
     names = r"'[^']*'|<\w+>|\S+\.(bin|json|txt)|--\S+|lab\.\w+"  # <eos>: a special token's name
+    lessons = r'vocab: \d+ merges: \d+$|roundtrip: '  # the lesson's own lines stay as it prints them
     return [line for line in output.splitlines() if not re.search('[\uac00-\ud7a3]', line)
+            and not re.match(lessons, line)
             and len(re.findall(r'\b[A-Za-z]*[a-z]{2,}[A-Za-z]*\b', re.sub(names, '', line))) >= 2]
 
 
