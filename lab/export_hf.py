@@ -47,11 +47,12 @@ def main():
     saving.save(json.dumps(data, ensure_ascii=False, indent=2) + '\n', args.out)
     back = from_hf(reading.read_json(args.out, 'run python3 -m lab.export_hf again'))  # it reads back
     if back.state() != tok.state():
-        raise ValueError(f'{args.out} does not read back as the same tokenizer')
+        raise ValueError(cli.message('hf.not_back', path=args.out))
     out = terminal.shown(str(args.out))
-    print(f"wrote {out}: a {tok.kind} tokenizer, {len(data['model']['vocab']):,} tokens, "
-          f"{len(data['model']['merges']):,} merges")
-    print(f'load it with: tokenizers.Tokenizer.from_file({terminal.shown(repr(str(out)))})')  # valid Python
+    print(cli.message('export_hf.wrote', path=out, kind=tok.kind, tokens=f"{len(data['model']['vocab']):,}",
+                      merges=f"{len(data['model']['merges']):,}"))
+    load = f'tokenizers.Tokenizer.from_file({terminal.shown(repr(str(out)))})'  # valid Python
+    print(cli.message('export_hf.load', load=load))
 
 
 if __name__ == '__main__':

@@ -49,12 +49,12 @@ def main():
         raise ValueError(f'{args.file}: {e}') from None
     kinds.save(tok, args.out)
     if kinds.load(args.out).state() != tok.state():
-        raise ValueError(f'{args.out} does not read back as the same tokenizer')
-    print(f'read {terminal.shown(str(args.file))}: a {tok.kind} tokenizer')
+        raise ValueError(cli.message('hf.not_back', path=args.out))
+    print(cli.message('import_hf.read', path=terminal.shown(str(args.file)), kind=tok.kind))
     print(f'  {kinds.describe(tok)}')
     ids = kinds.plain(tok)(SAMPLE)
     print(terminal.clip(f'{SAMPLE!r} -> {ids}'))
-    print(f'saved {terminal.shown(str(args.out))}; every --tokenizer lab takes it')
+    print(cli.message('import_hf.saved', path=terminal.shown(str(args.out))))
 
 
 if __name__ == '__main__':
