@@ -122,15 +122,17 @@ def audit(tok, text):
 
 def row(label, value):
     """A label and its value; a value of several lines is indented under the first."""
-    print(f'{label:<{LABEL}}' + value.replace('\n', '\n' + ' ' * LABEL))
+    pad = ' ' * max(LABEL - terminal.width(label), 1)  # by the columns shown: Hangul takes two
+    print(label + pad + value.replace('\n', '\n' + ' ' * LABEL))
 
 
 def listed(items, start=0, columns=terminal.COLUMNS - LABEL):
     """Up to SHOWN items, escaped and wrapped to fit after the label column."""
     items = [terminal.clip(shown(item), columns) for item in items]
     if not items:
-        return 'none'
-    words = items[:SHOWN] + ([f'and {len(items) - SHOWN} more'] if len(items) > SHOWN else [])
+        return cli.message('audit.none')
+    more = [cli.message('audit.more', n=len(items) - SHOWN)] if len(items) > SHOWN else []
+    words = items[:SHOWN] + more
     lines, used = [[]], start
     for word in words:
         if lines[-1] and used + 1 + terminal.width(word) > columns:
@@ -149,36 +151,41 @@ def gates_of(r, max_unk):
 
 def show(tok, r, max_unk):
     """Print the report of audit() as rows."""
-    gates = gates_of(r, max_unk)
-    row('fingerprint', "sha256 of the tokenizer's canonical JSON:")
+    gates, say = gates_of(r, max_unk), cli.message
+    row(say('audit.label_fingerprint'), say('audit.fingerprint'))
     row('', kinds.fingerprint(tok))
-    row('vocabulary', terminal.fill(f'a {tok.kind} tokenizer, {kinds.describe(tok)}',
-                                    columns=terminal.COLUMNS - LABEL))
-    row('corpus', f"{r['lines']:,} lines, {r['chars']:,} characters (newlines not counted)")
+    row(say('audit.label_vocabulary'), terminal.fill(say('audit.vocabulary', kind=tok.kind,
+                                                         described=kinds.describe(tok)),
+                                                     columns=terminal.COLUMNS - LABEL))
+    row(say('audit.label_corpus'), say('audit.corpus', lines=f"{r['lines']:,}", chars=f"{r['chars']:,}"))
     if r['not_nfc']:  # encoded as given all the same: NFD Korean gets other ids than the NFC a user types
-        row('', f"NOT NFC: {r['not_nfc'][0]:,} characters in {r['not_nfc'][1]:,} lines (lab.normalize)")
-    row('tokens', f"{r['tokens']:,}, {r['chars'] / max(r['tokens'], 1):.2f} characters per token")
-    row('tokens/line', '  '.join(f'p{p} {percentile(r["per_line"], p)}' for p in (50, 95, 99))
+        row('', say('audit.not_nfc', chars=f"{r['not_nfc'][0]:,}", lines=f"{r['not_nfc'][1]:,}"))
+    row(say('audit.label_tokens'), say('audit.tokens', tokens=f"{r['tokens']:,}",
+                                       per=f"{r['chars'] / max(r['tokens'], 1):.2f}"))
+    row(say('audit.label_per_line'), '  '.join(f'p{p} {percentile(r["per_line"], p)}' for p in (50, 95, 99))
         + f'  max {max(r["per_line"])}')
-    row('round trip', f"{r['lines']:,} of {r['lines']:,} lines OK" if gates['round trip'] else
-        f"FAILED: {len(r['failures']):,} of {r['lines']:,} lines do not come back")
+    row(say('audit.label_round_trip'), say('audit.round_trip', lines=f"{r['lines']:,}") if gates['round trip']
+        else say('audit.round_trip_failed', failed=f"{len(r['failures']):,}", lines=f"{r['lines']:,}"))
     for n, at in r['failures'][:SHOWN]:
-        row('', f'  line {n}: first difference at character {at}')
-    row('offsets', 'OK (every token maps back to its bytes)' if gates['offsets']
-        else f"FAILED ({r['offsets_bad']} lines have a token whose (start, end) does not)")
-    row('unknown', f"{sum(r['unknown'].values()):,} characters, {r['unknown_rate']:.3%} "
-                   f"(gate {max_unk:.3%}) {'OK' if gates['unknown rate'] else 'FAILED'}")
+        row('', '  ' + say('audit.failure', n=n, at=at))
+    row(say('audit.label_offsets'), say('audit.offsets') if gates['offsets']
+        else say('audit.offsets_failed', n=r['offsets_bad']))
+    row(say('audit.label_unknown'), say('audit.unknown', chars=f"{sum(r['unknown'].values()):,}",
+                                        rate=f"{r['unknown_rate']:.3%}", gate=f'{max_unk:.3%}',
+                                        verdict='OK' if gates['unknown rate'] else 'FAILED'))
     if r['unknown']:
         row('', listed(f'{ch!r}×{n}' for ch, n in r['unknown'].most_common()))
     if r['fallback_rate'] is not None:
-        row('fallback', f"{r['fallback_rate']:.2%} of the characters split across byte tokens")
+        row(say('audit.label_fallback'), say('audit.fallback', rate=f"{r['fallback_rate']:.2%}"))
     if tok.special_ids:
         found = ' '.join(f'{shown(name)}×{n}' for name, n in r['collisions'].most_common())
-        row('collisions', f"{sum(r['collisions'].values()):,} special strings in the text, kept as text"
+        row(say('audit.label_collisions'), say('audit.collisions', n=f"{sum(r['collisions'].values()):,}")
             + (f': {found}' if found else ''))
-    for label, ids in [('never used', r['never']), (f'used < {RARE}', r['rare'])]:
-        head = f'{len(ids)} rows: '
-        row(label, head + listed((f"'{shown(kinds.token_text(tok, i))}'" for i in ids), start=len(head)))
+    labels = [say('audit.label_never'), say('audit.label_rare', rare=RARE)]
+    for label, ids in zip(labels, [r['never'], r['rare']]):
+        head = say('audit.rows', n=len(ids)) + ' '
+        tokens = (f"'{shown(kinds.token_text(tok, i))}'" for i in ids)
+        row(label, head + listed(tokens, start=terminal.width(head)))
 
 
 def identity(tok, path):
@@ -207,14 +214,15 @@ def check_manifest(manifest, path):
     """The tokenizer at path, compared with its release record: ValueError at the first difference."""
     saved = reading.read_json(manifest, 'write it with python3 -m lab.audit FILE --out MANIFEST', 2**20)
     if not isinstance(saved, dict) or not set(RECORDED) <= set(saved):
-        raise ValueError(f'{manifest} is not a release record of lab.audit: write one with --out')
+        raise ValueError(cli.message('audit.not_record', path=manifest))
     tok = kinds.load(path)
     found = identity(tok, path)
     for key in RECORDED:
         where, ours, theirs = first_difference(key, found[key], saved[key])
         if where:
-            raise ValueError(f'{path} does not match {manifest}: {terminal.clip(where, 32)} {brief(ours)}, '
-                             f'recorded {brief(theirs)}')
+            where = terminal.clip(where, 32)
+            raise ValueError(cli.message('audit.mismatch', path=path, manifest=manifest, where=where,
+                                         ours=brief(ours), theirs=brief(theirs)))
     return tok, saved
 
 
@@ -253,9 +261,9 @@ def arguments():
                         help='check the tokenizer against this release record, and nothing else')
     args = parser.parse_args()
     if not 0 <= args.max_unk <= 1:
-        parser.error('--max-unk is a rate from 0 to 1, e.g. 0.001 for 0.1 %')
+        parser.error(cli.message('audit.max_unk'))
     if args.manifest and args.out:
-        parser.error('--manifest checks a record and --out writes one: give one of them')
+        parser.error(cli.message('audit.one_of'))
     return args
 
 
@@ -263,8 +271,8 @@ def main():
     args = arguments()
     if args.manifest:
         tok, saved = check_manifest(args.manifest, args.tokenizer)
-        print(f'{shown(str(args.tokenizer))} matches {shown(str(args.manifest))}: a {tok.kind} tokenizer '
-              f'of {tok.vocab_size:,} ids')
+        print(cli.message('audit.matches', path=shown(str(args.tokenizer)),
+                          manifest=shown(str(args.manifest)), kind=tok.kind, ids=f'{tok.vocab_size:,}'))
         print(f"  sha256 {saved['tokenizer_sha256'][:16]}..., ids {saved['id_to_token_sha256'][:16]}...")
         return
     if args.out:
@@ -277,15 +285,17 @@ def main():
     if args.out and all(gates.values()):  # before the report: a reader gone (| head) does not lose it
         saving.save(json.dumps(record(tok, args.tokenizer, args.file, text, r), ensure_ascii=False, indent=2)
                     + '\n', args.out)
-    print(f'audit of {shown(args.tokenizer.name)} on {shown(args.file.name)}\n')
+    say = cli.message
+    print(say('audit.of', tokenizer=shown(args.tokenizer.name), file=shown(args.file.name)) + '\n')
     show(tok, r, args.max_unk)
     print()
     if not all(gates.values()):
-        failed = ', '.join(name for name, ok in gates.items() if not ok)
-        raise ValueError(f'FAILED ({failed})' + ('; no record written' if args.out else ''))
-    print('result: OK')
+        failed = ', '.join(say('audit.gate_' + gate.replace(' ', '_')) for gate, ok in gates.items()
+                           if not ok)
+        raise ValueError(say('audit.failed_no_record' if args.out else 'audit.failed', failed=failed))
+    print(say('audit.result'))
     if args.out:
-        print(f'release record: {shown(str(args.out))} (check with --manifest)')
+        print(say('audit.record', path=shown(str(args.out))))
 
 
 if __name__ == '__main__':

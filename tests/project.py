@@ -19,6 +19,7 @@ import unittest
 from pathlib import Path
 from unittest import mock
 
+from lab.plumbing import cli
 from tests import gate
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -187,7 +188,7 @@ def run_inside(root, name, *args, encoding='utf-8', env=None, reader_gone=False)
     with contextlib.chdir(root) if hasattr(contextlib, 'chdir') else working_in(root), \
             mock.patch.object(sys, 'argv', [name, *args]), mock.patch.object(sys, 'stdout', stdout), \
             mock.patch.object(sys, 'stderr', err), mock.patch.dict(os.environ, {**ENGLISH, **(env or {})}), \
-            labs_children_here():
+            mock.patch.dict(cli._SPOKEN), labs_children_here():  # the lab's language is the lab's alone
         # runpy warns when the module it runs as __main__ is imported already (by a test, say)
         imported = {module: sys.modules.pop(module) for module in [f'lab.{name}', f'lab.{name}.__main__']
                     if module in sys.modules}

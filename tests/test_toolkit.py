@@ -356,9 +356,9 @@ class KoreanOutputTest(unittest.TestCase):
     """The labs that speak the learner's language in their output (lab/locale/, cli.message): run
     with --lang ko on the defaults, none prints a sentence in English, or a line over 80 columns.
     A lab whose lines are moved to the catalogs joins the list."""
-    SPEAKS_KOREAN = ['prepare', 'batches', 'byte_bpe', 'check', 'compare', 'compression', 'export_hf',
-                     'fast_bpe', 'import_hf', 'merge_order', 'normalize', 'pretokenize', 'show', 'special',
-                     'vocab_curve', 'word_bpe']
+    SPEAKS_KOREAN = ['prepare', 'batches', 'audit', 'byte_bpe', 'check', 'compare', 'compression',
+                     'export_hf', 'fast_bpe', 'import_hf', 'merge_order', 'normalize', 'pretokenize', 'show',
+                     'special', 'vocab_curve', 'word_bpe']
 
     def test_a_lab_that_speaks_korean_prints_no_english_sentence(self):
         root = trained(copy_project(self))
