@@ -204,28 +204,35 @@ def has_tokenizers():
 
 def report_course(results, theirs_version):
     """The course's tokenizer, here and in tokenizers: a row each, and ours over theirs."""
-    rows = [['file', 'trained by', 'train s', 'encode s', 'peak MB']]
+    say = cli.message
+    rows = [[say(f'speed.{column}') for column in ['file', 'trained_by', 'train_s', 'encode_s', 'peak_mb']]]
     for name, r in results:
         ours, theirs = r['course'], r.get('course theirs')
         figures = [f"{ours['train']:.2f}", f"{ours['encode']:.2f}", mb(ours['peak'])]
-        rows.append([name, 'this project', *figures])
+        rows.append([name, say('speed.this_project'), *figures])
         if theirs:
             figures = [f"{theirs['train']:.2f}", f"{theirs['encode']:.2f}", mb(theirs['peak'])]
             rows.append(['', 'tokenizers', *figures])
-            rows.append(['', 'ours/theirs'] + [f"{ours[k] / theirs[k]:.2f}" if ours[k] and theirs[k] else '-'
-                                               for k in ('train', 'encode', 'peak')])
-    print(f"\nthe course's tokenizer: byte-level, tokenizers' rules, <eos>, {COURSE_IDS:,} ids, the")
-    print('paragraphs as documents; encoded: every document (encode_batch in tokenizers)\n')
+            over = [f"{ours[k] / theirs[k]:.2f}" if ours[k] and theirs[k] else '-'
+                    for k in ('train', 'encode', 'peak')]
+            rows.append(['', say('speed.ours_theirs'), *over])
+    print('\n' + terminal.fill(say('speed.course', ids=f'{COURSE_IDS:,}')) + '\n')
     print(terminal.table(rows, right=range(2, 5)))
     if not theirs_version:
-        print('(pip install tokenizers to measure it there too)')
+        print(say('speed.install_course'))
 
 
 def report(results, merges, jobs, lesson_merges, theirs_version):
-    ours = [['file', 'chars', 'merges', 'train s', 'encode s', f'{jobs} jobs s', 'peak MB', 'B/char']]
-    versus = [['file', 'train s', 'encode s', 'peak MB', 'train', 'encode', 'memory']]
-    growth = [['file', '1/4 s', '1/2 s', 'all s', '1/4 MB', '1/2 MB', 'all MB', 'time x', 'mem x']]
-    lesson = [['file', f'lesson {lesson_merges} s', f'fast {lesson_merges} s', 'fast is']]
+    say = cli.message
+    keys = ['file', 'train_s', 'encode_s', 'peak_mb']
+    file, train_s, encode_s, peak = (say('speed.' + key) for key in keys)
+    ours = [[file, say('speed.chars'), say('speed.merges'), train_s, encode_s, say('speed.jobs_s', jobs=jobs),
+             peak, 'B/char']]
+    versus = [[file, train_s, encode_s, peak, say('speed.train'), say('speed.encode'), say('speed.memory')]]
+    growth = [[file, '1/4 s', '1/2 s', say('speed.all_s'), '1/4 MB', '1/2 MB', say('speed.all_mb'),
+               say('speed.time_x'), say('speed.mem_x')]]
+    lesson = [[file, say('speed.lesson_s', n=lesson_merges), say('speed.fast_s', n=lesson_merges),
+               say('speed.fast_is')]]
     for name, r in results:
         whole = r['ours'][-1]
         ours.append([name, f"{whole['chars']:,}", f"{whole['merges']:,}", f"{whole['train']:.2f}",
@@ -242,38 +249,36 @@ def report(results, merges, jobs, lesson_merges, theirs_version):
         growth.append([name] + [f"{p['train']:.2f}" for p in r['ours']] + [mb(p['peak']) for p in r['ours']]
                       + [f"{whole['train'] / max(quarter['train'], 1e-9):.1f}",
                          f"{whole['peak'] / quarter['peak']:.1f}" if quarter['peak'] else '-'])
+        times = r['lesson']['lesson'] / max(r['lesson']['fast'], 1e-9)
         lesson.append([name, f"{r['lesson']['lesson']:.2f}", f"{r['lesson']['fast']:.2f}",
-                       f"{r['lesson']['lesson'] / max(r['lesson']['fast'], 1e-9):.0f}x faster"])
+                       say('speed.times_faster', n=f'{times:.0f}')])
     print(terminal.table(ours, right=range(1, 8)))
-    print('B/char: bytes of peak memory per character of text')
+    print(say('speed.b_char'))
     if theirs_version:
-        print(f'\ntokenizers {theirs_version} (Rust), lines as words, the same merges asked;')
-        print('the last three columns are ours over theirs: below 1, we are faster or smaller\n')
+        print('\n' + terminal.fill(say('speed.theirs', version=theirs_version)) + '\n')
         print(terminal.table(versus, right=range(1, 7)))
     else:
-        print('\n(pip install tokenizers to measure the Rust trainer beside it)')
-    print('\ngrowth with the length of the text: train time and peak memory for the first')
-    print('quarter, the first half and all of it; x: all over 1/4 (4.0 is linear)\n')
+        print('\n' + say('speed.install'))
+    print('\n' + terminal.fill(say('speed.growth')) + '\n')
     print(terminal.table(growth, right=range(1, 9)))
-    print(f"\nthe lesson's BPE.train against lab.fast_bpe: {lesson_merges} merges of the")
-    print(f'first {LESSON_CHARS:,} characters\n')
+    print('\n' + terminal.fill(say('speed.lesson', merges=lesson_merges, chars=f'{LESSON_CHARS:,}')) + '\n')
     print(terminal.table(lesson, right=range(1, 4)))
     report_course(results, theirs_version)
 
 
 def report_kinds(results, merges):
     """Every kind on every file: the table --kinds prints."""
-    rows = [['file', 'kind', 'ids', 'train s', 'encode s', 'peak MB', 'B/byte']]
+    say = cli.message
+    keys = ['file', 'kind', 'ids', 'train_s', 'encode_s', 'peak_mb']
+    rows = [[say('speed.' + key) for key in keys] + ['B/byte']]
     for name, by_kind in results:
         for kind, r in by_kind.items():
             per_byte = f"{(r['peak'] - r['start']) * 2**20 / max(r['bytes'], 1):.0f}" if r['peak'] else '-'
             rows.append([name, kind, f"{r['ids']:,}", f"{r['train']:.2f}", f"{r['encode']:.2f}",
                          mb(r['peak']), per_byte])
-    print(f'every kind, {merges:,} merges asked of each\n')
+    print(say('speed.every_kind', merges=f'{merges:,}') + '\n')
     print(terminal.table(rows, right=range(2, 7)))
-    print(terminal.fill(f'\nB/byte: peak memory per byte of text (UTF-8), above what the process held '
-                      f'before it read the text; the labs refuse a text that would need more than '
-                      f'{reading.MEMORY_PER_TEXT_BYTE} for each byte'))
+    print('\n' + terminal.fill(say('speed.b_byte', most=reading.MEMORY_PER_TEXT_BYTE)))
 
 
 def mb(value):
@@ -312,8 +317,7 @@ def make_corpus(path, force=False):
         if size >= CORPUS_SIZE:
             break
     saving.save(''.join(parts), path)
-    print(f"wrote {terminal.shown(str(path))}: {size:,} characters, {len(parts)} files of Python's "
-          'own library')
+    print(cli.message('speed.wrote', path=terminal.shown(str(path)), chars=f'{size:,}', files=len(parts)))
 
 
 def arguments():
@@ -367,8 +371,8 @@ def measurable(files):
         except ValueError as e:  # said of the file as the user typed it, not of where it is
             raise ValueError(str(e).replace(str(path), str(typed))) from None
     for path in [path for path in paths if sizes[path] < MEASURABLE_FROM]:
-        print(terminal.fill(f'{terminal.shown(path.name)}: {sizes[path]:,} characters, too small to measure '
-                          '(fixed costs would dominate)', '', '  '))
+        print(terminal.fill(cli.message('speed.too_small', name=terminal.shown(path.name),
+                                        chars=f'{sizes[path]:,}'), '', '  '))
     return [path for path in paths if sizes[path] >= MEASURABLE_FROM]
 
 
@@ -399,7 +403,7 @@ def main():
         return
     paths = measurable(args.files)
     if not paths:
-        print(f'give a text of {MEASURABLE_FROM:,} characters or more; to make one of 12 MB:\n'
+        print(cli.message('speed.give', chars=f'{MEASURABLE_FROM:,}') + '\n'
               '  python3 -m lab.speed --make-corpus stdlib.txt\n  python3 -m lab.speed stdlib.txt')
         return
     if args.kinds:
@@ -408,7 +412,7 @@ def main():
                                                  for kind in kinds.KINDS}) for path in paths], args.merges)
         return
     theirs_version = has_tokenizers()
-    print(f'lab.fast_bpe, {args.merges:,} merges asked (fewer when no pair occurs twice)\n', flush=True)
+    print(cli.message('speed.asked', merges=f'{args.merges:,}') + '\n', flush=True)
     results = [(terminal.shown(path.name), measure(path, args, theirs_version)) for path in paths]
     report(results, args.merges, args.jobs or cores(), args.lesson_merges, theirs_version)
 

@@ -358,7 +358,7 @@ class KoreanOutputTest(unittest.TestCase):
     A lab whose lines are moved to the catalogs joins the list."""
     SPEAKS_KOREAN = ['prepare', 'batches', 'audit', 'byte_bpe', 'check', 'compare', 'compression',
                      'export_hf', 'fast_bpe', 'import_hf', 'merge_order', 'normalize', 'pretokenize', 'show',
-                     'special', 'vocab_curve', 'word_bpe']
+                     'special', 'speed', 'vocab_curve', 'word_bpe']
 
     def test_a_lab_that_speaks_korean_prints_no_english_sentence(self):
         root = trained(copy_project(self))
