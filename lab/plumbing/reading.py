@@ -6,7 +6,7 @@ import stat
 from collections import Counter
 from pathlib import Path
 
-from lab.plumbing import locations, measures, terminal
+from lab.plumbing import cli, locations, measures, terminal
 
 # Memory a lab may need for each byte of text it reads: byte_bpe, the hungriest, peaked at
 # about 80 on a 1.1 MB novel (lab.fast_bpe at 22, measured with lab.speed on 12 MB).
@@ -16,21 +16,22 @@ A_TEXT_FILE = 'give a UTF-8 text file'
 
 def read_bytes(path, fix, limit=None):
     """The bytes of a regular file, at most limit of them; ValueError for anything else."""
+    say, fix = cli.message, cli.phrase(fix)  # in the lab's language
     try:
         if os.path.isdir(path):
-            raise ValueError(f'{path} is a folder, not a file: {fix}')
+            raise ValueError(say('reading.folder', path=path, fix=fix))
         # opened without waiting (a pipe with no writer would wait for ever), then looked at
         # through what was opened: what the name points to cannot change in between
         with open(os.open(path, os.O_RDONLY | getattr(os, 'O_NONBLOCK', 0)), 'rb') as f:
             if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):  # a device or a pipe may never end
-                raise ValueError(f'{path} is not a regular file (a device or a pipe?): {fix}')
+                raise ValueError(say('reading.not_regular', path=path, fix=fix))
             data = f.read(-1 if limit is None else limit + 1)
     except FileNotFoundError:
-        raise ValueError(f'{path} does not exist: {fix}') from None
+        raise ValueError(say('reading.missing', path=path, fix=fix)) from None
     except OSError as e:
-        raise ValueError(f'cannot read {path} ({e.strerror}): {fix}') from None
+        raise ValueError(say('reading.cannot', path=path, why=e.strerror, fix=fix)) from None
     if limit is not None and len(data) > limit:
-        raise ValueError(f'{path} is larger than {limit:,} bytes, too large for what it should hold: {fix}')
+        raise ValueError(say('reading.too_large', path=path, limit=f'{limit:,}', fix=fix))
     return data
 
 
@@ -91,16 +92,16 @@ def read_text(path, fix=A_TEXT_FILE, limit=None):
         if _is_cp949_korean(data):
             name = Path(path).name
             convert = f'iconv -f cp949 -t utf-8 {name} > {Path(name).stem}-utf8.txt'
-            raise ValueError(f'{path} is not UTF-8 but Korean in CP949 (EUC-KR), as older Windows tools '
-                             f'save it: {convert}') from None
-        raise ValueError(f'{path} is not UTF-8 (byte 0x{byte:02x}, line {line}): save it as UTF-8') from None
+            raise ValueError(cli.message('reading.cp949', path=path, convert=convert)) from None
+        said = cli.message('reading.not_utf8', path=path, byte=f'0x{byte:02x}', line=line)
+        raise ValueError(said) from None
     if not text:  # a byte order mark alone (Notepad's empty "UTF-8 with BOM") is empty too
-        raise ValueError(f'{path} is empty: {fix}')
+        raise ValueError(cli.message('reading.empty', path=path, fix=cli.phrase(fix)))
     if '\x00' * 2 in text or text.count('\x00') * 4 > len(text):  # UTF-16 as UTF-8: NUL by each letter
-        raise ValueError(f'{path} holds NUL characters, so it looks like UTF-16: save it as UTF-8')
+        raise ValueError(cli.message('reading.utf16', path=path))
     if '\x00' in text:  # a stray one: no text file means it, and the labs would show it as \x00
         line = text.count('\n', 0, text.index('\x00')) + 1
-        raise ValueError(f'{path} holds a NUL character (\\x00) on line {line:,}: remove it')
+        raise ValueError(cli.message('reading.nul', path=path, line=f'{line:,}'))
     return text.replace('\r\n', '\n').replace('\r', '\n')
 
 
