@@ -24,9 +24,9 @@ def say_if_read_otherwise(path):
         data = file.read()
     ends = [f'{n:,} {name}' for name, n in
             [('\\r\\n', data.count(b'\r\n')), ('\\r', data.count(b'\r') - data.count(b'\r\n'))] if n]
-    changed = [f'{", ".join(ends)} read as \\n'] if ends else []
+    changed = [message('cli.read_as_newline', ends=", ".join(ends))] if ends else []
     if data.startswith(codecs.BOM_UTF8):
-        changed.append('byte order mark left out')
+        changed.append(message('cli.bom_left_out'))
     if changed:  # 80 columns: the name clipped, lab.prepare: in front
         _note(f'{terminal.clip(terminal.shown(Path(path).name), 20)}: {", ".join(changed)}')
 
@@ -36,7 +36,7 @@ def say_if_not_nfc(text, path):
     tokenizer trained on NFD Korean turns the same words typed in NFC into unknowns."""
     found = measures.not_nfc(text)
     if found:
-        _note(f'{found[0]:,} characters are not in NFC: python3 -m lab.normalize {path}')
+        _note(message('cli.not_nfc', n=f'{found[0]:,}', path=path))
 
 
 def _lab_name():
@@ -141,14 +141,14 @@ def checked_by(problem_of):
 def whole_number(text):
     """An argparse type: a whole number >= 0."""
     if not text.isdigit():
-        raise argparse.ArgumentTypeError(f'{terminal.quoted(text, 20)} is not a whole number >= 0')
+        raise argparse.ArgumentTypeError(message('cli.not_whole', text=terminal.quoted(text, 20), least=0))
     return int(text)
 
 
 def positive(text):
     """An argparse type: a whole number >= 1."""
     if not text.isdigit() or int(text) < 1:
-        raise argparse.ArgumentTypeError(f'{terminal.quoted(text, 20)} is not a whole number >= 1')
+        raise argparse.ArgumentTypeError(message('cli.not_whole', text=terminal.quoted(text, 20), least=1))
     return int(text)
 
 
@@ -160,9 +160,9 @@ def share(text):
     except ValueError:
         value = math.nan
     if not 0 < value < 1:
-        after = ' (FILE goes before --holdout)' if os.path.exists(text) else ''
-        raise argparse.ArgumentTypeError(f'{terminal.quoted(text, 20)} is not a share between 0 and 1, '
-                                         f'such as 0.1{after}')
+        after = message('cli.file_first') if os.path.exists(text) else ''
+        said = message('cli.not_share', text=terminal.quoted(text, 20), after=after)
+        raise argparse.ArgumentTypeError(said)
     return value
 
 
@@ -171,8 +171,8 @@ def jobs(text):
     processes than cores only wait for one another, and each one costs memory)."""
     cores = os.cpu_count() or 1
     if not text.isdigit() or not 1 <= int(text) <= cores:
-        raise argparse.ArgumentTypeError(f'{terminal.quoted(text, 20)} is not a whole number from 1 to '
-                                         f'{cores}, the cores here')
+        said = message('cli.not_jobs', text=terminal.quoted(text, 20), cores=cores)
+        raise argparse.ArgumentTypeError(said)
     return int(text)
 
 
@@ -234,18 +234,18 @@ def ending(error):
     learner's tokenizer.py, a mistake in the user's files or arguments (ValueError), memory run
     out. None for anything else: a bug in the lab, which a traceback shows."""
     if isinstance(error, Terminated):
-        return 143, ['terminated'], False  # 128 + SIGTERM
+        return 143, [message('cli.terminated')], False  # 128 + SIGTERM
     if isinstance(error, KeyboardInterrupt):
-        return 130, ['interrupted', *errors.interrupted_in_learners_file(error)], False
+        return 130, [message('cli.interrupted'), *errors.interrupted_in_learners_file(error)], False
     if isinstance(error, BrokenPipeError):
         return 141, [], True  # 128 + SIGPIPE, what a shell shows for a program stopped by a closed pipe
     said = errors.learners_error(error)
     if said:  # what, where, and the tutor; no traceback
         return 1, said, False
     if isinstance(error, OSError) and error.errno in (errno.ENOSPC, errno.EIO):  # stdout: files say theirs
-        return 1, [f'cannot write its output ({error.strerror})'], True
+        return 1, [message('cli.cannot_write', why=error.strerror)], True
     if isinstance(error, MemoryError):  # before any file is written: each is saved whole, at the end
-        return 1, ['ran out of memory: give it a smaller part of the text'], False
+        return 1, [message('cli.memory')], False
     if isinstance(error, Said):
         return 1, error.lines, False
     tutor = locations.TUTOR
