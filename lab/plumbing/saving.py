@@ -8,7 +8,7 @@ import tempfile
 import threading
 from pathlib import Path
 
-from lab.plumbing import locations, reading
+from lab.plumbing import cli, locations, reading
 
 
 def json_with(*keys):
@@ -27,23 +27,23 @@ def check_output_path(path, kind, is_kind, inputs=(), force=False, fix='give --o
     a device, a read-only file, one of the inputs, or a file that is not a `kind` (is_kind
     tells) unless force. A symlink is written through: its target is replaced, the link stays.
     fix: what the user can do instead (for a file in the folder --out names: another folder)."""
-    shown_path = path
+    shown_path, say, fix = path, cli.message, cli.phrase(fix)  # in the lab's language
     path = Path(os.path.realpath(path))
     if path.exists():
         mode = path.stat().st_mode
         if stat.S_ISDIR(mode):
-            raise ValueError(f'{shown_path} is a folder: {fix}')
+            raise ValueError(say('saving.folder', path=shown_path, fix=fix))
         if not stat.S_ISREG(mode):
-            raise ValueError(f'{shown_path} is not a regular file (a device or a pipe?): {fix}')
+            raise ValueError(say('saving.not_regular', path=shown_path, fix=fix))
         if not mode & 0o222:
-            raise ValueError(f'{shown_path} is read-only: make it writable or {fix}')
+            raise ValueError(say('saving.read_only', path=shown_path, fix=fix))
         for source in inputs:
             if os.path.exists(source) and os.path.samefile(path, source):
-                raise ValueError(f'{shown_path} is also what this reads: {fix}')
+                raise ValueError(say('saving.an_input', path=shown_path, fix=fix))
         if not force and not is_kind(path):
-            raise ValueError(f'{shown_path} exists and is not a {kind}: use --force to replace it')
+            raise ValueError(say('saving.other_kind', path=shown_path, kind=kind))
     if not path.parent.is_dir():
-        raise ValueError(f'cannot write {shown_path}: there is no folder {path.parent}')
+        raise ValueError(say('saving.no_folder', path=shown_path, folder=path.parent))
     try:  # the one sure way to know a folder is writable (root ignores the permission bits)
         fd, probe = tempfile.mkstemp(dir=path.parent, prefix='.probe-', suffix='.tmp')
         os.close(fd)
