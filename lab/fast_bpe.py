@@ -100,9 +100,9 @@ def arguments():
         if os.path.exists(name):  # --special NAME ... takes all that follows: FILE was meant
             parser.error(cli.message('fast_bpe.special_file', name=terminal.quoted(name, 30)))
         if not name.strip():
-            parser.error('--special: a special token needs a name')
+            parser.error(cli.message('fast_bpe.special_unnamed'))
     if len(set(args.special or [])) < len(args.special or []):
-        parser.error('--special names a token twice')
+        parser.error(cli.message('fast_bpe.special_twice'))
     return args
 
 

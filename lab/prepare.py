@@ -125,8 +125,8 @@ def arguments():
 def refuse_before_work(args):
     """Stop on what would fail only at the end: a batch too large to show, an output not ours."""
     if args.batch_size * args.block_size > BATCH_LIMIT:
-        raise ValueError(f'--batch-size {args.batch_size:,} of --block-size {args.block_size:,} is '
-                         f'{args.batch_size * args.block_size:,} ids; at most {BATCH_LIMIT:,} are shown')
+        raise ValueError(cli.message('batches.too_many', ids=f'{args.batch_size * args.block_size:,}',
+                                     most=f'{BATCH_LIMIT:,}'))
     if not args.out.is_dir():
         check_new_folder(args.out)
         return  # nothing in it to replace
@@ -142,10 +142,10 @@ def refuse_before_work(args):
 def check_new_folder(folder):
     """Refuse a folder that cannot be made: a file of that name, or a parent that cannot be written."""
     if folder.exists() or folder.is_symlink():
-        raise ValueError(f'{folder} is not a folder: give --out a folder')
+        raise ValueError(cli.message('prepare.not_folder', folder=folder))
     parent = next(p for p in Path(os.path.abspath(folder)).parents if p.exists())
     if not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
-        raise ValueError(f'cannot make the folder {folder}: {parent} cannot be written')
+        raise ValueError(cli.message('prepare.cannot_make', folder=folder, parent=parent))
 
 
 def prepare(tok, text, out, block_size, jobs=None, name='the text', how=None, val_share=1 - TRAIN_SHARE,
