@@ -250,7 +250,8 @@ def english_sentences(output):
     flags, lab names, special tokens, code points and names in capitals (NFC, UTF-8) are not
     words, and a line with Hangul in it is Korean."""
     import re
-    names = r"'[^']*'|<\w+>|\S+\.(bin|json|txt)|--\S+|lab\.\w+"  # <eos>: a special token's name
+    # <eos>: a special token's name; {char,word}: an option's choices
+    names = r"'[^']*'|<\w+>|\{[^}]*\}|\S+\.(bin|json|txt)|--\S+|lab\.\w+"
     lessons = r'vocab: \d+ merges: \d+$|roundtrip: '  # the lesson's own lines stay as it prints them
     return [line for line in output.splitlines() if not re.search('[\uac00-\ud7a3]', line)
             and not re.match(lessons, line)

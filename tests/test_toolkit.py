@@ -360,6 +360,16 @@ class KoreanOutputTest(unittest.TestCase):
                      'export_hf', 'fast_bpe', 'import_hf', 'merge_order', 'normalize', 'pretokenize', 'show',
                      'special', 'speed', 'vocab_curve', 'word_bpe']
 
+    def test_every_labs_help_in_korean_says_each_argument_in_korean(self):
+        for name in EveryLabTest.labs:
+            if name == 'selfcheck':  # the tutor's own command line: tests/test_selfcheck.py
+                continue
+            with self.subTest(name):
+                code, out, _ = run_inside(ROOT, name, '--help', '--lang', 'ko')
+                self.assertEqual(code, 0)
+                arguments = out.split('\n\n', 2)[2].split('Try next')[0]  # after the usage and what it shows
+                self.assertEqual(english_sentences(arguments), [])
+
     def test_a_lab_that_speaks_korean_prints_no_english_sentence(self):
         root = trained(copy_project(self))
         for name in self.SPEAKS_KOREAN:  # prepare first: batches reads what it wrote

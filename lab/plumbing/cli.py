@@ -3,6 +3,7 @@ errors in place of tracebacks, Ctrl-C, SIGTERM and a closed pipe handled (run), 
 stderr. An error raised inside tokenizer.py is said as the learner's (lab/learner/errors.py)."""
 import argparse
 import codecs
+import copy
 import errno
 import functools
 import math
@@ -57,12 +58,30 @@ def parser(doc):
         about = terminal.fill(words.get(f'about.{_lab_name().removeprefix("lab.")}', about))
     # argparse wraps by characters: a word of Hangul (사용법:) is twice as wide as it counts
     wide = terminal.width(argparse._('usage: ')) - len(argparse._('usage: '))
-    formatter = functools.partial(argparse.RawDescriptionHelpFormatter, width=78 - wide)
+    formatter = functools.partial(_Formatter, width=78 - wide)
     made = argparse.ArgumentParser(prog=f'python3 -m {_lab_name()}', description=about,
                                    epilog=try_next, formatter_class=formatter)
     made.add_argument('--lang', choices=catalogs.languages(), metavar='LANG',
                       help=argparse._("the language to speak: ko or en (default: the locale's)"))
     return _escape_errors(made)
+
+
+class _Formatter(argparse.RawDescriptionHelpFormatter):
+    """argparse's help, each argument's help in the lab's language: its English text is the key
+    ('help.TEXT') in the catalogs, as gettext looks up a message by its text."""
+
+    def _split_lines(self, text, width):  # by the columns shown, as terminal.fill wraps: Hangul takes two
+        return terminal.fill(' '.join(text.split()), columns=width).split('\n')
+
+    def _expand_help(self, action):
+        said = (_SPOKEN.get('words') or {}).get(f'help.{action.help}') if action.help else None
+        return super()._expand_help(action if said is None else _with_help(action, said))
+
+
+def _with_help(action, text):
+    action = copy.copy(action)
+    action.help = text
+    return action
 
 
 def speak(lang):
