@@ -20,6 +20,7 @@ from unittest import mock
 
 from lab.contract import lessons
 from lab.kinds import CharBPE
+from lab.learner import catalogs
 from lab.plumbing import cli, measures, terminal
 from tests.project import (
     LABS,
@@ -367,8 +368,17 @@ class KoreanOutputTest(unittest.TestCase):
             with self.subTest(name):
                 code, out, _ = run_inside(ROOT, name, '--help', '--lang', 'ko')
                 self.assertEqual(code, 0)
-                arguments = out.split('\n\n', 2)[2].split('Try next')[0]  # after the usage and what it shows
-                self.assertEqual(english_sentences(arguments), [])
+                arguments, _, try_next = out.split('\n\n', 2)[2].partition('다음에 해 볼 것: ')
+                self.assertTrue(try_next or 'Try next' not in out)  # what to try next, in Korean too
+                self.assertEqual(english_sentences(arguments), [])  # its commands are code: not checked
+
+    def test_the_english_catalog_says_what_to_try_next_as_each_labs_docstring_does(self):
+        english = catalogs.load('en')
+        for name in EveryLabTest.labs:
+            doc = importlib.import_module(f'lab.{name}').__doc__
+            if 'Try next' in doc and name != 'selfcheck':  # the tutor's help: tests/test_selfcheck.py
+                with self.subTest(name):
+                    self.assertEqual(english[f'next.{name}'], doc[doc.find('Try next'):].strip())
 
     def test_a_lab_that_speaks_korean_prints_no_english_sentence(self):
         root = trained(copy_project(self))

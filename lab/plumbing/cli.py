@@ -54,8 +54,9 @@ def parser(doc):
     lang, words = speak(catalogs.language(sys.argv[1:], os.environ))
     try_next = doc[doc.find('Try next'):].strip() if 'Try next' in doc else None
     about = doc.strip().split('\n\n')[0]
-    if lang != 'en':  # what the lab shows, in the learner's words, within 80 columns
+    if lang != 'en':  # what the lab shows and what to try next, in the learner's words, within 80 columns
         about = terminal.fill(words.get(f'about.{_lab_name().removeprefix("lab.")}', about))
+        try_next = _refilled(words.get(f'next.{_lab_name().removeprefix("lab.")}', try_next))
     # argparse wraps by characters: a word of Hangul (사용법:) is twice as wide as it counts
     wide = terminal.width(argparse._('usage: ')) - len(argparse._('usage: '))
     formatter = functools.partial(_Formatter, width=78 - wide)
@@ -64,6 +65,21 @@ def parser(doc):
     made.add_argument('--lang', choices=catalogs.languages(), metavar='LANG',
                       help=argparse._("the language to speak: ko or en (default: the locale's)"))
     return _escape_errors(made)
+
+
+def _refilled(text):
+    """text with each run of lines of prose filled within 80 columns (Hangul counts two), its
+    indented lines (commands to type) as they are."""
+    lines, prose = [], []
+    for line in text.split('\n') + ['    ']:  # an indented line at the end: the last prose is filled
+        if line.startswith('    '):
+            if prose:
+                lines += terminal.fill(' '.join(prose)).split('\n')
+                prose = []
+            lines.append(line)
+        else:
+            prose.append(line.strip())
+    return '\n'.join(lines[:-1])
 
 
 class _Formatter(argparse.RawDescriptionHelpFormatter):
