@@ -62,6 +62,7 @@ class TrainTest(unittest.TestCase):
         self.assertEqual(BPE.train('aaaa', 0).merges, [])
 
     def test_count_beyond_what_is_possible_stops_early(self):
+        gate.learners(4)  # encode: typed after train
         tok = BPE.train('hello hello', 1000)
         self.assertLess(len(tok.merges), 1000)
         self.assertEqual(len(tok.encode('hello hello')), 3)
@@ -80,9 +81,11 @@ class TrainTest(unittest.TestCase):
         # 'aaa' holds the pair (a, a) twice, so it is worth merging
         tok = BPE.train('aaa', 1)
         self.assertEqual(tok.vocab[-1], 'aa')
+        gate.learners(4)
         self.assertEqual(tok.encode('aaa'), [2, 1])
 
     def test_same_text_and_count_give_the_same_tokenizer(self):
+        gate.learners(5)  # state: typed with decode
         text = 'to be or not to be\n'
         self.assertEqual(BPE.train(text, 8).state(), BPE.train(text, 8).state())
 
