@@ -83,10 +83,14 @@ def answer_mask(tok, ids, start, block_size, marker=MARKER):
     for k in range(first, start + 1 + block_size):
         if k > start:
             mask.append(int(inside))
-        if _ends_line(tok, ids[k], end_id):
+        piece = tok.token_bytes(ids[k])
+        if ids[k] == end_id:
             inside, line = False, b''
+        elif b'\n' in piece:  # the line ends in it: what follows the line end starts the next line
+            line = piece[piece.rindex(b'\n') + 1:]
+            inside = line.startswith(wanted)
         elif not inside:
-            line += tok.token_bytes(ids[k])
+            line += piece
             inside = line.startswith(wanted)
     return mask
 
@@ -160,6 +164,8 @@ def main():
     if meta.get('tokenizer_sha256') != kinds.fingerprint(tok):
         raise ValueError(say('batches.not_made_by', folder=terminal.shown(str(args.folder))))
     data = read_split(args.folder, args.split)
+    if data and max(data) >= tok.vocab_size:  # a meta.json edited by hand, or bins of another run
+        raise ValueError(say('batches.past_vocab', split=args.split, id=max(data), vocab=tok.vocab_size))
     if len(data) < args.block_size + 1:
         raise ValueError(say('batches.too_small', split=args.split, tokens=f'{len(data):,}',
                              block=f'{args.block_size:,}', needed=f'{args.block_size + 1:,}'))

@@ -56,6 +56,7 @@ from lab.plumbing import bins, cli, reading, saving, terminal
 BINS = ['train.bin', 'val.bin']
 LABEL = 12  # columns of the labels on the left
 TRAIN_SHARE = 0.95
+VAL_SHARE = 0.05  # the rest: written, not 1 - TRAIN_SHARE, which is 0.050000000000000044
 WINDOW_SEED = 1337  # the batch drawn when --seed does not say (nanoGPT's seed)
 # ids in the batch shown, as Python lists x and y (about 16 bytes an id): a real training
 # batch is far smaller (nanoGPT's Shakespeare example: 64 windows of 256, 16,384 ids).
@@ -110,7 +111,7 @@ def arguments():
                         help='tokens in each window (default: %(default)s)')
     parser.add_argument('--batch-size', type=cli.positive, default=4, metavar='N',
                         help='windows in the batch (default: %(default)s)')
-    parser.add_argument('--val-share', type=cli.share, default=1 - TRAIN_SHARE, metavar='RATE',
+    parser.add_argument('--val-share', type=cli.share, default=VAL_SHARE, metavar='RATE',
                         help='the share of the tokens for val.bin (default: %(default)s)')
     parser.add_argument('--seed', type=int, metavar='N',
                         help=f'shuffle the documents with this seed before the split, and draw the '
@@ -148,7 +149,7 @@ def check_new_folder(folder):
         raise ValueError(cli.message('prepare.cannot_make', folder=folder, parent=parent))
 
 
-def prepare(tok, text, out, block_size, jobs=None, name='the text', how=None, val_share=1 - TRAIN_SHARE,
+def prepare(tok, text, out, block_size, jobs=None, name='the text', how=None, val_share=VAL_SHARE,
             seed=None):
     """Encode the documents of text (shuffled with seed, when given), write train.bin, val.bin
     (val_share of the tokens) and meta.json to the folder out (made if missing), and read
@@ -170,7 +171,10 @@ def prepare(tok, text, out, block_size, jobs=None, name='the text', how=None, va
         raise ValueError(cli.message('prepare.too_few', name=name, tokens=f'{len(train):,}',
                                      block=f'{block_size:,}', needed=f'{block_size + 1:,}'))
     blobs = {'train.bin': bins.to_bytes(train, typecode), 'val.bin': bins.to_bytes(val, typecode)}
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:  # a folder check_new_folder could not foresee (/proc, a full disk)
+        raise ValueError(cli.message('prepare.cannot_make', folder=out, parent=e.strerror)) from None
     meta = json.dumps(meta_of(tok, dtype, end, blobs), indent=2) + '\n'
     saving.save_together([*((blob, out / file) for file, blob in blobs.items()), (meta, out / 'meta.json')])
     return {'docs': len(docs), 'how': how, 'train': train, 'val': val, 'train_docs': cut, 'dtype': dtype,

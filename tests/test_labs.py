@@ -471,6 +471,14 @@ class BatchesTest(unittest.TestCase):
         start = text.index('es')  # a window that starts inside an answer knows it
         self.assertEqual(batches.answer_mask(tok, ids, start, 4), want[start:start + 4])
 
+    def test_a_token_across_a_line_end_starts_the_next_line_with_what_follows_it(self):
+        tok = ByteBPE.train(TEXT, 140, special=['<eos>'], pattern='space', rules='tokenizers')
+        ids = tok.encode('Q: do you eat\nA: yes\n')
+        pieces = [tok.token_bytes(i) for i in ids]
+        self.assertIn(b' eat\nA:', pieces)  # the case: a line end and the marker's start in one token
+        # ' yes' holds the marker's last space: the question's side; the line end after it, the answer's
+        self.assertEqual(batches.answer_mask(tok, ids, 0, len(ids) - 1), [0, 0, 0, 0, 1])
+
     def test_the_mask_ends_an_answer_at_eos(self):
         ids = self.tok.encode('A: yes') + [self.tok.special_ids['<eos>']] + self.tok.encode('Q: ')
         mask = batches.answer_mask(self.tok, ids, 0, len(ids) - 1)

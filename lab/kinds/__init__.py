@@ -111,7 +111,7 @@ def load(path=locations.SAVED):
     """The tokenizer saved at path, of whatever kind, checked before it is built: ValueError in
     one line naming the file, the kind and what is wrong with it (it fails closed)."""
     if os.path.isdir(path):  # tokenizer.py cannot write over a folder: say so first
-        raise ValueError(f'{path} is a folder, not a file: move it away, then {locations.MAKE_TOKENIZER}')
+        raise ValueError(cli.message('kinds.folder', path=path))
     data = reading.read_json(path, locations.MAKE_TOKENIZER)
     try:
         kind, state = kind_of(data)

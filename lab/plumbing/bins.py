@@ -9,7 +9,7 @@ import sys
 from array import array
 from pathlib import Path
 
-from lab.plumbing import reading
+from lab.plumbing import cli, reading
 
 SPLITS = ['train', 'val']  # train.bin, val.bin
 UINT16_LIMIT = 2 ** 16  # the lesson's rule: 32 bits once the vocabulary reaches 65,536
@@ -42,8 +42,7 @@ def read_meta(folder):
     meta = reading.read_json(Path(folder) / 'meta.json', MAKE_THEM, META_LIMIT)
     if not isinstance(meta, dict) or meta.get('dtype') not in ('uint16', 'uint32') \
             or not isinstance(meta.get('files'), dict):
-        raise ValueError(f'{Path(folder) / "meta.json"} is not the meta.json of lab.prepare; '
-                         f'{MAKE_THEM} again')
+        raise ValueError(cli.message('bins.not_meta', path=Path(folder) / 'meta.json'))
     return meta
 
 
@@ -53,12 +52,14 @@ def read_ids(folder, name):
     meta = read_meta(folder)
     entry = meta['files'].get(name)
     if not isinstance(entry, dict):
-        raise ValueError(f'{folder / "meta.json"} says nothing of {name}; {MAKE_THEM} again')
+        raise ValueError(cli.message('bins.not_in_meta', path=folder / 'meta.json', name=name))
     raw = reading.read_bytes(folder / name, MAKE_THEM)
     if hashlib.sha256(raw).hexdigest() != entry.get('sha256'):
-        raise ValueError(f'{folder / name} is not the file meta.json describes (another run, or '
-                         f'stopped halfway?); {MAKE_THEM} again')
-    return from_bytes(raw, 'H' if meta['dtype'] == 'uint16' else 'I')
+        raise ValueError(cli.message('bins.other_file', path=folder / name))
+    typecode = 'H' if meta['dtype'] == 'uint16' else 'I'
+    if len(raw) % array(typecode).itemsize:  # a meta.json whose dtype was edited by hand
+        raise ValueError(cli.message('bins.odd_length', path=folder / name, dtype=meta['dtype']))
+    return from_bytes(raw, typecode)
 
 
 def window_starts(tokens, block_size, batch_size, seed=None):

@@ -60,8 +60,9 @@ def parser(doc):
     # argparse wraps by characters: a word of Hangul (사용법:) is twice as wide as it counts
     wide = terminal.width(argparse._('usage: ')) - len(argparse._('usage: '))
     formatter = functools.partial(_Formatter, width=78 - wide)
+    # allow_abbrev: --la ko would be --lang to argparse, and no language to the catalogs
     made = argparse.ArgumentParser(prog=f'python3 -m {_lab_name()}', description=about,
-                                   epilog=try_next, formatter_class=formatter)
+                                   epilog=try_next, formatter_class=formatter, allow_abbrev=False)
     made.add_argument('--lang', choices=catalogs.languages(), metavar='LANG',
                       help=argparse._("the language to speak: ko or en (default: the locale's)"))
     return _escape_errors(made)
@@ -105,8 +106,9 @@ def speak(lang):
     gettext lookups answered from the catalogs' 'argparse.' messages: (the language, its words).
     The lab's own lines (message()) are said in the same words from then on."""
     words = catalogs.catalog(lang)
-    try:
-        ''.join(words.values()).encode(getattr(sys.stdout, 'encoding', None) or 'utf-8')
+    try:  # the language's letters, as the tutor asks: a dash EUC-KR lacks is written as a lookalike (run)
+        ''.join(ch for ch in ''.join(words.values()) if ch.isalpha()).encode(
+            getattr(sys.stdout, 'encoding', None) or 'utf-8')
     except (UnicodeEncodeError, LookupError):
         lang, words = 'en', catalogs.catalog('en')
     argparse._ = lambda text: words.get(f'argparse.{text}', text)

@@ -157,7 +157,9 @@ def status(text=''):
     status() clears it. Nothing when stderr is not a terminal: a log or a pipe gets results only."""
     if not (sys.stderr and sys.stderr.isatty()) or not (text or _STATUS['shown']):
         return
-    print(f'\r{text[:79]:<79}' if text else f'\r{" " * 79}\r', end='', file=sys.stderr, flush=True)
+    text = clip(text, 79)  # by the columns shown: a line wider than the terminal wraps, and \r redraws half
+    print(f'\r{text}{" " * (79 - width(text))}' if text else f'\r{" " * 79}\r', end='', file=sys.stderr,
+          flush=True)
     _STATUS['shown'] = bool(text)
 
 
