@@ -62,6 +62,17 @@ def catalog(lang):
     return english if lang == 'en' else {**english, **load(lang)}
 
 
+def can_show(words, stream):
+    """Whether stream can show the letters of a catalog's words (an ASCII terminal cannot show
+    Korean; EUC-KR can, though it lacks a dash of the titles, which is then shown as '-')."""
+    letters = {ch for text in words.values() for ch in text if ch.isalpha()}
+    try:
+        ''.join(sorted(letters)).encode(getattr(stream, 'encoding', None) or 'utf-8')
+        return True
+    except (UnicodeEncodeError, LookupError):
+        return False
+
+
 def render(words, key, fields):
     """One message: its text with the fields filled in. A field named 'where' or 'text' names
     another message, whose text (filled in from the same fields) goes in its place."""

@@ -106,10 +106,7 @@ def speak(lang):
     gettext lookups answered from the catalogs' 'argparse.' messages: (the language, its words).
     The lab's own lines (message()) are said in the same words from then on."""
     words = catalogs.catalog(lang)
-    try:  # the language's letters, as the tutor asks: a dash EUC-KR lacks is written as a lookalike (run)
-        ''.join(ch for ch in ''.join(words.values()) if ch.isalpha()).encode(
-            getattr(sys.stdout, 'encoding', None) or 'utf-8')
-    except (UnicodeEncodeError, LookupError):
+    if not catalogs.can_show(words, sys.stdout):  # a dash EUC-KR lacks is written as a lookalike (run)
         lang, words = 'en', catalogs.catalog('en')
     argparse._ = lambda text: words.get(f'argparse.{text}', text)
     argparse.ngettext = lambda one, many, n: argparse._(one if n == 1 else many)

@@ -23,17 +23,6 @@ from lab.selfcheck import check, report, rules, runner
 DEFAULT_FILE = Path('tokenizer.py')  # in the folder it runs in, as every lab's files
 
 
-def can_show(lang, stream):
-    """Whether stream can show the letters of lang (an ASCII terminal cannot show Korean; EUC-KR
-    can, though it lacks a dash of the titles, which is then shown as '-')."""
-    letters = {ch for text in catalogs.catalog(lang).values() for ch in text if ch.isalpha()}
-    try:
-        ''.join(sorted(letters)).encode(getattr(stream, 'encoding', None) or 'utf-8')
-        return True
-    except (UnicodeEncodeError, LookupError):
-        return False
-
-
 def arguments(argv, words):
     """(FILE, watch, help) from argv; ValueError in the learner's words for anything else."""
     files, watch, shown_help, skip = [], False, False, False
@@ -116,7 +105,7 @@ def main():
     argv = sys.argv[1:]
     lang = catalogs.language(argv, os.environ)
     words = catalogs.catalog(lang)
-    if lang != 'en' and not can_show(lang, sys.stdout):
+    if lang != 'en' and not catalogs.can_show(words, sys.stdout):
         words = catalogs.catalog('en')  # and said in English, which it can show
         print(words['no_hangul'].format(encoding=sys.stdout.encoding))
     try:
