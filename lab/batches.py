@@ -117,12 +117,6 @@ def arguments():
     return parser
 
 
-def shown(tok, ids, width):
-    """Ids as the text they stand for, cut to width: a character a token cuts in two as its bytes."""
-    text = b''.join(tok.token_bytes(i) for i in ids).decode('utf-8', 'backslashreplace')
-    return terminal.clip("'" + terminal.shown(text) + "'", width)
-
-
 def report(tok, args, data, starts, batch):
     """The lines the lab prints for a batch drawn from data at starts, in the lab's language."""
     say = cli.message
@@ -132,11 +126,12 @@ def report(tok, args, data, starts, batch):
                                                             block=args.block_size, seed=args.seed), LABEL)]
     rows = [[say('batches.window'), say('batches.start'), say('batches.as_text')]]
     room = terminal.COLUMNS - 2 - terminal.width(rows[0][0]) - 2 - 11 - 2  # 11: a start of 9,999,999
-    rows += [[str(n), f'{start:,}', shown(tok, ids, room)] for n, (start, ids) in enumerate(zip(starts, x))]
+    rows += [[str(n), f'{start:,}', kinds.shown_ids(tok, ids, room)]
+             for n, (start, ids) in enumerate(zip(starts, x))]
     lines += ['  ' + row for row in terminal.table(rows, right=(1,)).split('\n')]
     mask = answer_mask(tok, data, starts[0], args.block_size, args.marker)
     rows = [[say('batches.pos'), 'x', 'y', say('batches.mask')]]
-    rows += [[str(pos), shown(tok, [i], 24), shown(tok, [j], 24), str(m)]
+    rows += [[str(pos), kinds.shown_ids(tok, [i], 24), kinds.shown_ids(tok, [j], 24), str(m)]
              for pos, (i, j, m) in enumerate(zip(x[0], y[0], mask))]
     lines += ['', terminal.fill(say('batches.window0'))]
     lines += ['  ' + row for row in terminal.table(rows).split('\n')]

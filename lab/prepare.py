@@ -193,13 +193,6 @@ def in_both(docs, cut):
     return sum(doc in seen for doc in docs[cut:])
 
 
-def shown_ids(tok, ids):
-    """Ids as the text they stand for, special tokens by name, cut to fit a line: a character the
-    window cuts in two as its bytes (\\xec), escaped once, not again by repr()."""
-    text = b''.join(tok.token_bytes(i) for i in ids).decode('utf-8', 'backslashreplace')
-    return terminal.clip("'" + terminal.shown(text) + "'", 68)
-
-
 def report(tok, made, batch):
     """The lines the lab prints for what prepare() made and the batch drawn from it, in the lab's
     language."""
@@ -239,8 +232,8 @@ def report(tok, made, batch):
         terminal.labelled(say('prepare.label_read_back'), say('prepare.read_back', verdict=same), LABEL),
         terminal.labelled(say('data.label_batch'), say('data.batch', windows=args.batch_size,
                                                        block=args.block_size, seed=args.seed), LABEL),
-        f'  x[0]      {shown_ids(tok, xs[0])}',
-        f'  y[0]      {shown_ids(tok, ys[0])}',
+        f'  x[0]      {kinds.shown_ids(tok, xs[0], terminal.COLUMNS - LABEL)}',
+        f'  y[0]      {kinds.shown_ids(tok, ys[0], terminal.COLUMNS - LABEL)}',
         terminal.labelled(say('data.label_check'), say('data.check', verdict='OK' if shifted else 'FAILED'),
                           LABEL)]
 

@@ -60,7 +60,7 @@ KINDS = {'char': CharBPE, 'word': WordBPE, 'piece': PieceBPE, 'byte': ByteBPE, '
 # what the labs and a user's code take from here: the kinds, their files, their special strings
 __all__ = ['KINDS', 'ByteBPE', 'CharBPE', 'PieceBPE', 'SpecialBPE', 'WordBPE',
            'load', 'load_lesson', 'save', 'default_path', 'is_tokenizer_file', 'file_state', 'kind_of',
-           'describe', 'fingerprint', 'mapping_fingerprint', 'plain', 'token_text',
+           'describe', 'fingerprint', 'mapping_fingerprint', 'plain', 'token_text', 'shown_ids',
            'encode_documents', 'document_end', 'special_strings', 'special_strings_line',
            'said_of_special_strings']
 
@@ -205,6 +205,13 @@ def token_text(tok, i):
     """Token i as text to show: its characters, or for a token that holds only part of a
     character (the byte kind's), its bytes as escapes such as \\xec."""
     return tok.token_bytes(i).decode('utf-8', 'backslashreplace')
+
+
+def shown_ids(tok, ids, columns):
+    """Ids as the text they stand for, quoted and cut to columns: a character they cut in two as
+    its bytes (\\xec), escaped once, not again by repr()."""
+    text = b''.join(tok.token_bytes(i) for i in ids).decode('utf-8', 'backslashreplace')
+    return terminal.clip("'" + terminal.shown(text) + "'", columns)
 
 
 def fingerprint(tok):
