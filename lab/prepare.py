@@ -57,7 +57,6 @@ BINS = ['train.bin', 'val.bin']
 LABEL = 12  # columns of the labels on the left
 TRAIN_SHARE = 0.95
 VAL_SHARE = 0.05  # the rest: written, not 1 - TRAIN_SHARE, which is 0.050000000000000044
-WINDOW_SEED = 1337  # the batch drawn when --seed does not say (nanoGPT's seed)
 # ids in the batch shown, as Python lists x and y (about 16 bytes an id): a real training
 # batch is far smaller (nanoGPT's Shakespeare example: 64 windows of 256, 16,384 ids).
 BATCH_LIMIT = 2**22
@@ -116,7 +115,7 @@ def arguments():
     parser.add_argument('--seed', type=int, metavar='N',
                         help=f'shuffle the documents with this seed before the split, and draw the '
                              f'windows with it (default: no shuffle, the last documents to val.bin; '
-                             f'windows seeded {WINDOW_SEED})')
+                             f'windows seeded {bins.WINDOW_SEED})')
     parser.add_argument('--jobs', type=cli.jobs, metavar='N',
                         help='processes to encode with (default: one per idle core for a text of '
                              f'{fast.PARALLEL_FROM:,} characters or more, else one)')
@@ -247,10 +246,10 @@ def main():
     cli.say_if_not_nfc(text, args.file)
     made = prepare(tok, text, args.out, args.block_size, args.jobs, args.file, args.documents,
                    args.val_share, args.seed)
-    args.seed = WINDOW_SEED if args.seed is None else args.seed
+    args.seed = bins.WINDOW_SEED if args.seed is None else args.seed
     starts = bins.window_starts(len(made['back']), args.block_size, args.batch_size, args.seed)
     xs, ys = bins.windows(made['back'], starts, args.block_size)
-    shifted = all(y[:-1] == x[1:] for x, y in zip(xs, ys)) and all(len(y) == args.block_size for y in ys)
+    shifted = bins.shifted_by_one(xs, ys, args.block_size)
     print('\n'.join(report(tok, made, (xs, ys, shifted, args))))
     if made['back'] != made['train'] or not shifted:
         raise ValueError(cli.message('data.failed'))

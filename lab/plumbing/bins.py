@@ -15,6 +15,7 @@ SPLITS = ['train', 'val']  # train.bin, val.bin
 UINT16_LIMIT = 2 ** 16  # the lesson's rule: 32 bits once the vocabulary reaches 65,536
 MAKE_THEM = 'run python3 -m lab.prepare to make it'
 META_LIMIT = 2 ** 16  # bytes: a meta.json is a few hundred
+WINDOW_SEED = 1337  # the batch drawn when no seed is given (nanoGPT's seed)
 
 
 def id_type(vocab_size):
@@ -70,6 +71,12 @@ def window_starts(tokens, block_size, batch_size, seed=None):
                          f'{block_size + 1:,}; give a smaller block size, or more text')
     rng = random.Random(seed)
     return [rng.randrange(tokens - block_size) for _ in range(batch_size)]
+
+
+def shifted_by_one(x, y, block_size):
+    """Whether every window of y is its window of x one step on, block_size ids each: what the
+    model predicts at each place is the id that comes next."""
+    return all(b[:-1] == a[1:] and len(b) == block_size for a, b in zip(x, y))
 
 
 def windows(data, starts, block_size):
