@@ -236,17 +236,20 @@ def serve():
     for n, (folder, names) in enumerate(jobs):
         RUNNING['job'] = n
         for name, answer in run_job(folder, names, seconds):
-            if len(json.dumps(answer)) > ANSWER:  # values your code made grow without end: said, not sent
-                answer = ['failed', [['could_not_finish', {'last': 'MemoryError'}]]]
             RUNNING['send'](n, name, answer)
     out.close()
     end_child()
 
 
 def sender(out, secret):
-    """send(job, rule, answer): one answer written to out, a JSON line that starts with the secret."""
+    """send(job, rule, answer): one answer written to out, a JSON line that starts with the secret
+    (one over ANSWER characters, of values your code made grow without end, is said, not sent)."""
     def send(job, name, answer):
-        out.write(json.dumps([secret, job, name, answer]) + '\n')
+        line = json.dumps([secret, job, name, answer])
+        if len(line) > ANSWER:
+            grown = ['failed', [['could_not_finish', {'last': 'MemoryError'}]]]
+            line = json.dumps([secret, job, name, grown])
+        out.write(line + '\n')
     return send
 
 
