@@ -4,7 +4,7 @@ Python's traceback names the error, the files and the lines. For a learner the u
 part is shorter: what the error means, the line of their own file, which part of the
 lesson that line belongs to, and, for the usual slips, a hint (a @classmethod left out,
 chars[c] for a character never seen, an import forgotten, a loop that never ends). The
-tutor's child says it for each rule (lab/selfcheck/runner.py); a lab that meets an error in
+tutor's child says it for each rule (lab/selfcheck/child.py); a lab that meets an error in
 tokenizer.py says it through lab/learner/errors.py. Both call explain(); the lines it returns are
 [message key, {field: text}], put in words by lab/learner/catalogs.py.
 

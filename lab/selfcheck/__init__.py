@@ -24,7 +24,8 @@ What is where:
   __main__.py  the command: its arguments, the language, --watch
   check.py     the verdict: what is typed, the child's answers, one answer a rule
   rules.py     the lesson's rules, one function each, and the reference they compare with
-  runner.py    the child process that runs your code, bounded
+  runner.py    the child process that runs your code, started, bounded and read
+  child.py     in the child: the rules run on your code, each slip looked for, the answers sent
   main_block.py  part 6 in the child: python3 tokenizer.py as you run it, its lines kept
   locate.py    where the slip is (compare.py: your functions beside the lesson's ways): the
                line whose trial makes the failed rule hold

@@ -4,7 +4,7 @@ compare.py finds every line of your function that differs from the way of writin
 to yours. Often more than one differs (a name of your own, a loop where the lesson has a
 comprehension) and only one of them is the slip. locate.py tells them apart by trying: each
 difference put back, alone, in a copy of your file, and the rule that failed run again on
-it (in the tutor's child, lab/selfcheck/runner.py). The line whose trial makes the rule hold
+it (in the tutor's child, lab/selfcheck/child.py). The line whose trial makes the rule hold
 is the slip; a line whose trial changes nothing is not.
 
 This module makes the trials, as trees Python compiles: a changed line replaced by the

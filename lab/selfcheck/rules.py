@@ -344,7 +344,7 @@ class Rule(NamedTuple):
 
 
 # in the order the lesson teaches them; part 6 is the __main__ block (rule_command_line: run by the
-# child as python3 tokenizer.py, lab/selfcheck/runner.py)
+# child as python3 tokenizer.py, lab/selfcheck/child.py)
 TRAIN = {'BPE.train'}
 RULES = [
     Rule(0, {'<file>'}, {0}, rule_imports),
