@@ -55,8 +55,9 @@ def parser(doc):
     try_next = doc[doc.find('Try next'):].strip() if 'Try next' in doc else None
     about = doc.strip().split('\n\n')[0]
     if lang != 'en':  # what the lab shows and what to try next, in the learner's words, within 80 columns
-        about = terminal.fill(words.get(f'about.{_lab_name().removeprefix("lab.")}', about))
-        try_next = _refilled(words.get(f'next.{_lab_name().removeprefix("lab.")}', try_next))
+        name = _lab_name().removeprefix('lab.')
+        about = terminal.fill(words.get(f'about.{name}', about))
+        try_next = _refilled(words.get(f'next.{name}', try_next))
     # argparse wraps by characters: a word of Hangul (사용법:) is twice as wide as it counts
     wide = terminal.width(argparse._('usage: ')) - len(argparse._('usage: '))
     formatter = functools.partial(_Formatter, width=78 - wide)
