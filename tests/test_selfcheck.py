@@ -702,6 +702,22 @@ class WatchTest(unittest.TestCase):
             self.assertEqual(after, command.saved(command.watched(path)))  # nothing saved: the same
 
 
+    def test_a_file_checked_again_unchanged_gets_the_same_answers_without_a_child(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / 'tokenizer.py'
+            path.write_text(LESSON, encoding='utf-8')
+            (Path(tmp) / 'settings.json').write_text('{"merges": 12}', encoding='utf-8')
+            every_rule_held = {name: ['passed', None] for name in rules.PART_OF}
+            with mock.patch.object(check, 'check_many', return_value=[every_rule_held]) as children, \
+                    mock.patch.dict(check.CHECKED, clear=True):
+                first = check.check(path)
+                first['rule_imports'][0] = 'failed'  # what a caller does to its answers stays its own
+                self.assertEqual(check.check(path), every_rule_held)
+                self.assertEqual(children.call_count, 1)
+                path.write_text(LESSON + '# saved again\n', encoding='utf-8')
+                check.check(path)
+                self.assertEqual(children.call_count, 2)
+
 class LessonCopyTest(unittest.TestCase):
     @unittest.skipUnless(SHARED_CODE.is_dir(), "the course's material is not beside the project")
     def test_the_tutors_lesson_is_the_lessons_four_files_byte_for_byte(self):

@@ -77,13 +77,22 @@ def where(error, path, source='', settled=()):
     if isinstance(error, SyntaxError) and os.path.realpath(error.filename or '') == mine:
         return error.lineno, None
     frames = [f for f in traceback.extract_tb(error.__traceback__)  # a line of None: 3.11, stopped mid-line
-              if os.path.realpath(f.filename) == mine and f.lineno]
+              if f.lineno and real_path(f.filename) == mine]
     unsettled = [f for f in frames if part_of_line(source, f.lineno) not in settled]
     frames = frames[:frames.index(unsettled[-1]) + 1] if settled and unsettled else frames
     if not frames:
         return None, None
     named = [f.name for f in frames if not f.name.startswith('<') or f.name == '<module>']
     return frames[-1].lineno, (named or [None])[-1]
+
+
+def real_path(filename):
+    """os.path.realpath, kept for a code object's absolute file name (the library's files, and
+    Python's, are met in every traceback): one that is relative depends on the folder."""
+    return _real_path(filename) if os.path.isabs(filename) else os.path.realpath(filename)
+
+
+_real_path = functools.lru_cache(maxsize=256)(os.path.realpath)
 
 
 def explain(error, path, source, seconds=None, settled=()):

@@ -152,9 +152,14 @@ def cut_before(source, line):
             line = min(getattr(error, 'lineno', None) or 1, first - 1)
 
 
+CHECKED = {}  # the answers for the last files checked, by what the child was given: the same again
+KEPT = 8  # files: --watch saving one unchanged, a second look at it, the file before it
+
+
 def check(path, lesson_text=None):
     """{rule name: answer} for the tokenizer.py at path, in the order the lesson teaches them; the
-    lesson's labs too, when a lab/ folder is beside it (as in the project)."""
+    lesson's labs too, when a lab/ folder is beside it (as in the project). The same file, labs
+    and lesson text checked again in this process get the same answers, without a child."""
     source = read(path)
     lesson_text = lesson_text or lesson()
     try:
@@ -163,7 +168,12 @@ def check(path, lesson_text=None):
         raise Unreadable(['file_too_deep', {'file': str(path)}]) from None
     root = Path(path).resolve().parent
     typed_labs = labs.find(root) if (root / 'lab').is_dir() else None  # None: no labs to check here
-    answers = check_many([checked], lesson_text, [broken], typed_labs=[typed_labs])[0]
+    key = json.dumps([checked, broken, typed_labs, lesson_text])
+    if key not in CHECKED:
+        CHECKED[key] = check_many([checked], lesson_text, [broken], typed_labs=[typed_labs])[0]
+        while len(CHECKED) > KEPT:
+            del CHECKED[next(iter(CHECKED))]  # the first kept goes first
+    answers = json.loads(json.dumps(CHECKED[key]))  # a copy: the caller may change it
     wrong = settings_said(root / 'settings.json')
     if wrong and answers.get(rules.COMMAND_LINE, [''])[0] == 'passed':  # the rules ran on the lesson's
         answers[rules.COMMAND_LINE] = ['failed', [wrong, ['look', {'where': 'look.settings'}]]]

@@ -255,8 +255,16 @@ class Renaming:
 
 
 def used_names(unit_items):
-    return {n.id for item in unit_items for n in ast.walk(shallow(item.node))
-            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    return {name for item in unit_items for name in names_read(item.node)}
+
+
+def names_read(node):
+    """The names a statement reads (its header only, for a compound one), kept on the node."""
+    read = getattr(node, 'names_read', None)
+    if read is None:
+        read = node.names_read = {n.id for n in ast.walk(shallow(node))
+                                  if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    return read
 
 
 def shallow(node):
@@ -274,20 +282,16 @@ def shallow(node):
 
 def names_in(node, local):
     """The local names a statement uses, in order (its header only, for a compound one)."""
-    if isinstance(node, ClassHeader):
-        return []
-    shallow = node
     if isinstance(node, ast.FunctionDef):
         return [a.arg for a in node.args.args]
-    if isinstance(node, (ast.If, ast.While)):
-        shallow = node.test
-    elif isinstance(node, ast.For):
-        shallow = ast.Tuple(elts=[node.target, node.iter], ctx=ast.Load())
-    elif isinstance(node, (ast.With, ast.Try)):
+    if isinstance(node, (ClassHeader, ast.With, ast.Try)):
         return []
-    order = sorted((n for n in ast.walk(shallow) if isinstance(n, ast.Name) and n.id in local),
-                   key=lambda n: (n.lineno, n.col_offset))
-    return [n.id for n in order]
+    ordered = getattr(node, 'names_in_order', None)  # kept on the node: the lesson's are asked often
+    if ordered is None:
+        found = sorted((n for n in ast.walk(shallow(node)) if isinstance(n, ast.Name)),
+                       key=lambda n: (n.lineno, n.col_offset))
+        ordered = node.names_in_order = [n.id for n in found]
+    return [name for name in ordered if name in local]
 
 
 def differences(mine, theirs, my_local, their_local):
