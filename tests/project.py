@@ -166,6 +166,11 @@ def run(root, *args, cwd=None, env=None, stdin=None, timeout=120):
                           capture_output=True, text=True, encoding='utf-8', timeout=timeout)
 
 
+def another_hash_seed():
+    """A PYTHONHASHSEED under which a child hashes str otherwise than this process does."""
+    return '1' if os.environ.get('PYTHONHASHSEED') == '0' else '0'
+
+
 # the locale as a test sees it, whatever the machine's: lab.selfcheck speaks Korean on a Korean one
 ENGLISH = {'LANGUAGE': '', 'LC_ALL': '', 'LC_MESSAGES': '', 'LANG': 'C.UTF-8'}
 

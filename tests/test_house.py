@@ -10,8 +10,10 @@ import json
 import tempfile
 import unittest
 from pathlib import Path
+from unittest import mock
 
-from tests.project import ROOT, copy_project, run, use_lesson_files
+from lab.learner import catalogs
+from tests.project import ROOT, copy_project, run, run_inside, use_lesson_files
 
 # bottom first: a file may import from its own layer and from those before it
 LAYERS = [
@@ -188,9 +190,10 @@ class AddingTest(unittest.TestCase):
         catalog = json.loads((self.root / 'lab' / 'locale' / 'en.json').read_text(encoding='utf-8'))
         catalog['rule.rule_decode'] = 'decode: ids back to text, in the throwaway language'
         (self.root / 'lab' / 'locale' / 'xx.json').write_text(json.dumps(catalog), encoding='utf-8')
-        done = run(self.root, '-m', 'lab.selfcheck', '--lang', 'xx')
-        self.assertEqual(done.returncode, 0, done.stdout[-2000:])
-        self.assertIn('decode: ids back to text, in the throwaway language', done.stdout)
+        with mock.patch.object(catalogs, 'LOCALE', self.root / 'lab' / 'locale'):  # the copy's catalogs
+            code, out, _ = run_inside(self.root, 'selfcheck', '--lang', 'xx')
+        self.assertEqual(code, 0, out[-2000:])
+        self.assertIn('decode: ids back to text, in the throwaway language', out)
 
 
 if __name__ == '__main__':

@@ -5,7 +5,7 @@ import unicodedata
 import unittest
 
 from tests import gate
-from tests.project import TEXT, copy_project, run
+from tests.project import TEXT, another_hash_seed, copy_project, run
 
 BPE = merge = None  # the learner's, once the tutor finds parts 0 to 5 keep the lesson's rules
 
@@ -85,15 +85,13 @@ class StateTest(unittest.TestCase):
             self.assertEqual(again.encode(text), tok.encode(text))
 
     def test_same_result_in_a_fresh_interpreter_with_another_hash_seed(self):
-        code = ('import json; from tokenizer import BPE; '
+        here = json.dumps(BPE.train(TEXT + 'xyzzy plugh 42', 40).state())
+        code = ('import json; from tokenizer import BPE; '  # marked: tokenizer.py may print too
                 't = BPE.train(open("data/train.txt", encoding="utf-8").read() + "xyzzy plugh 42", 40); '
-                'print(json.dumps(t.state()))')
-        outputs, root = set(), copy_project(self)
-        for seed in ['0', '1', '12345']:
-            done = run(root, '-c', code, env={'PYTHONHASHSEED': seed})
-            self.assertEqual(done.returncode, 0, done.stderr)
-            outputs.add(done.stdout)
-        self.assertEqual(len(outputs), 1)
+                'print("@@state", json.dumps(t.state()))')
+        done = run(copy_project(self), '-c', code, env={'PYTHONHASHSEED': another_hash_seed()})
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertEqual(done.stdout.split('@@state ', 1)[-1], here + '\n')
 
 
 

@@ -33,7 +33,6 @@ from tests.project import (
     as_a_terminal_starts_it,
     copy_project,
     inside,
-    run,
     run_inside,
     started,
     still_alive,
@@ -593,27 +592,22 @@ class CommandLineTest(unittest.TestCase):
         typed = typed.replace("if __name__ == '__main__':\n", "if __name__ == '__main__':\n    import sys\n"
                               "    sys.stdout.reconfigure(encoding='utf-8')  # as on a Windows console\n"
                               "    sys.stdout.buffer.write('안녕\\n'.encode('utf-8'))\n")
+        (cls.root / 'prints.py').write_text(typed, encoding='utf-8')
         failing = lesson_with("print('vocab:'", "print(undefined_name, 'vocab:'")
-        cls.runs = {'prints': cls.tutor_ahead(typed, name='prints.py'),
-                    'failing': cls.tutor_ahead(failing, '--lang', 'ko', name='failing.py'),
-                    'watch': started(watch_a_learner_typing, cls.root)}
-
-    @classmethod
-    def tutor_ahead(cls, text, *args, name):
-        (cls.root / name).write_text(text, encoding='utf-8')
-        return started(run, cls.root, '-m', 'lab.selfcheck', name, *args, timeout=60, env=ENGLISH)
+        (cls.root / 'failing.py').write_text(failing, encoding='utf-8')
+        cls.runs = {'watch': started(watch_a_learner_typing, cls.root)}
 
     def test_a_correct_file_passes_with_prints_of_any_kind_in_it(self):
-        done = self.runs['prints'].result()
-        self.assertEqual(done.returncode, 0, done.stdout)
+        code, out, _ = run_inside(self.root, 'selfcheck', 'prints.py')
+        self.assertEqual(code, 0, out)
 
     def test_a_failing_command_line_names_the_file_not_a_temporary_folder(self):
-        done = self.runs['failing'].result()
-        self.assertEqual(done.returncode, 1)
-        self.assertIn("NameError: name 'undefined_name' is not", done.stdout)
-        self.assertIn('failing.py', done.stdout)
-        self.assertNotIn(str(self.root.parent), done.stdout)
-        self.assertEqual(wider_than_80(done.stdout), [])
+        code, out, _ = run_inside(self.root, 'selfcheck', 'failing.py', '--lang', 'ko')
+        self.assertEqual(code, 1)
+        self.assertIn("NameError: name 'undefined_name' is not", out)
+        self.assertIn('failing.py', out)
+        self.assertNotIn(str(self.root.parent), out)
+        self.assertEqual(wider_than_80(out), [])
 
     def test_a_file_that_is_not_there_or_not_utf8_is_one_line_in_the_learners_language(self):
         (self.root / 'cp949.py').write_bytes('# 한국어\n'.encode('cp949'))

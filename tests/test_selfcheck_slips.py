@@ -100,7 +100,8 @@ def check_all():
     sources = [source for _, source in CHANGES] + [typed(old, new) for old, new, *_ in SLIPS + TYPED_KEYS]
     readable = [check.readable_part(source) for source in sources]
     texts, broken = [text for text, _ in readable], [broken for _, broken in readable]
-    return check.check_many(texts, check.lesson(), broken, seconds=0.2)
+    # where each slip is found is the question: the hash seed's child is tests/test_selfcheck.py's
+    return check.check_many(texts, check.lesson(), broken, seconds=0.2, hash_seed=False)
 
 
 checked = functools.lru_cache(maxsize=None)(check_all)  # once, when first asked

@@ -56,7 +56,7 @@ TYPED = {
 def check_all():
     readable = [check.readable_part(source) for source in TYPED.values()]
     answers = check.check_many([text for text, _ in readable], check.lesson(),
-                               [broken for _, broken in readable], seconds=0.2)
+                               [broken for _, broken in readable], seconds=0.2, hash_seed=False)
     return dict(zip(TYPED, answers))
 
 
