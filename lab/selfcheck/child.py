@@ -11,7 +11,7 @@ import types
 from pathlib import Path
 
 from lab.learner import explain, parts
-from lab.selfcheck import labs, locate, main_block, rules
+from lab.selfcheck import labs, locate, main_block, rules, slip_lines
 from lab.selfcheck import trial as trial_run
 from lab.selfcheck.runner import ANSWER, FILE_SIZE, MEMORY, SECONDS, descendants
 from lab.selfcheck.trial import time_limit
@@ -144,7 +144,7 @@ def run_job(folder, names, seconds=SECONDS):
         yield name, answer
     for (at, name, *_), slip in zip(wanted, slips(wanted, answers, names, folder, source)):
         if slip:
-            yield name, [answers[at][1][0], locate.said(answers[at][1][1], slip)]
+            yield name, [answers[at][1][0], slip_lines.said(answers[at][1][1], slip)]
 
 
 def slips(wanted, answers, names, folder, source):

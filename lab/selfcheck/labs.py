@@ -20,7 +20,7 @@ from pathlib import Path
 
 from lab.learner import explain
 from lab.plumbing import reading
-from lab.selfcheck import locate
+from lab.selfcheck import locate, slip_lines
 
 NAMES = ['bpe_trace', 'unknown', 'token_count']  # in the order the lesson has you type them
 LESSON = Path(__file__).resolve().parent / 'lesson'
@@ -141,7 +141,7 @@ def check(name, folder, printed, text, merges):
         if answer is None:
             return ['passed', None]
     slip = locate.locate(source, ran, 'script', (LESSON / 'lab' / f'{name}.py').read_text(encoding='utf-8'))
-    return ['failed', locate.said(answer, slip and dict(slip, file=f'lab/{name}.py'))]
+    return ['failed', slip_lines.said(answer, slip and dict(slip, file=f'lab/{name}.py'))]
 
 
 def in_the_lab(said, name):
