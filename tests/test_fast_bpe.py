@@ -302,7 +302,7 @@ class WorkerLifeTest(unittest.TestCase):
             pids = workers_at_work(self.folder, 2)
             started = time.monotonic()
             os.kill(pids[0], signal.SIGKILL)  # as the kernel kills a process that takes too much memory
-            with self.assertRaisesRegex(ValueError, 'one of the 2 processes encoding the text died'):
+            with self.assertRaisesRegex(ValueError, 'one of the 2 processes at work died'):
                 work.result(timeout=30)
         self.assertLess(time.monotonic() - started, 10)
         self.assertEqual(still_alive(pids), [])

@@ -346,6 +346,19 @@ class LabsMeetAnUnfinishedFileTest(unittest.TestCase):
         self.assertEqual(said[1], f'it was in tokenizer.py, line {train} in train, then line {line} '
                                   'in merge: does each of these loops end?')
 
+    def test_a_lab_speaking_korean_says_the_learners_error_and_where_ctrl_c_was_in_korean(self):
+        stopped = lesson_with('            i += 1\n    return result', '            i += 1\n'
+                              '        if i > 3:\n            raise KeyboardInterrupt\n    return result')
+        undefined = lesson_with('    result, i = [], 0', '    result, i = [], undefined')
+        korean = catalogs.catalog('ko')
+        with mock.patch.dict(cli._SPOKEN, words=korean):  # as a lab run with --lang ko has it
+            for typed, error in [(stopped, KeyboardInterrupt), (undefined, NameError)]:
+                with self.subTest(error.__name__):
+                    train = lambda module: module.BPE.train('aaaab', 1)  # noqa: E731
+                    _, said, _ = self.said_by_a_lab(typed, train, error, cli.ending)
+                    self.assertEqual(said[-1], korean['errors.selfcheck'])
+                    self.assertEqual([line for line in said if not measures.HANGUL.search(line)], [])
+
     def test_what_train_gives_back_used_as_a_tokenizer_is_said_as_the_tutor_says_it(self):
         for return_line, said in [('        cls(vocab, merges)\n', 'hint: a value is None'),
                                   ('        return vocab, merges\n', 'hint: a tuple where a tokenizer')]:

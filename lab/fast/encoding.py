@@ -24,7 +24,7 @@ from operator import contains, not_
 
 from lab.contract import lessons
 from lab.fast.letters import fresh_characters, spare
-from lab.plumbing import processes
+from lab.plumbing import cli, processes
 
 # characters: below this, starting the processes costs more than it saves (Swann's Way, 5,000
 # merges, 2 cores: 100,000 characters 0.11 s in one process or two; 200,000: 0.25 s, 0.17 s)
@@ -110,11 +110,9 @@ def in_processes(start, state, work, blocks, jobs):
                 process.kill()
             pool.shutdown(wait=True, cancel_futures=True)
     except BrokenProcessPool:
-        raise ValueError(f'one of the {jobs} processes encoding the text died (killed for its memory?): '
-                         'use fewer --jobs') from None
+        raise ValueError(cli.message('encoding.died', jobs=jobs)) from None
     except OSError as e:  # no more processes allowed (ulimit -u), no memory, no /dev/shm to share
-        raise NoProcesses(f'cannot start {jobs} processes to encode with ({e.strerror}): '
-                          'use fewer --jobs') from None
+        raise NoProcesses(cli.message('encoding.no_processes', jobs=jobs, why=e.strerror)) from None
 
 
 class NoProcesses(ValueError):

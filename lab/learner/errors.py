@@ -5,6 +5,7 @@ finds it failing says it in a few lines, then names the tutor: learners_error fo
 interrupted_in_learners_file for Ctrl-C in a loop that never ended, raised_in_learners_file
 and calls_the_lesson_wrongly to tell the learner's slip from a bad file or a lab's own.
 """
+import functools
 import os
 import re
 import sys
@@ -14,7 +15,7 @@ from pathlib import Path
 from lab.learner import catalogs, explain
 
 ROOT = Path(__file__).resolve().parent.parent.parent  # the project folder: lab/learner/ is in it
-SELFCHECK = 'python3 -m lab.selfcheck checks tokenizer.py rule by rule'
+SELFCHECK = 'python3 -m lab.selfcheck checks tokenizer.py rule by rule'  # errors.selfcheck, in English
 
 
 class NotTheLessons(ValueError):
@@ -22,22 +23,25 @@ class NotTheLessons(ValueError):
     file was being read when it showed."""
 
 
-def learners_error(error):
+def learners_error(error, words=None):
     """The lines that say what an error raised inside tokenizer.py (the file a learner types)
-    means, as the tutor says it (lab/learner/explain.py, in English), then the tutor's
-    command; None when the error is not the learner's."""
+    means, as the tutor says it (lab/learner/explain.py), in words (a catalog: the lab's
+    language; English by default), then the tutor's command; None when the error is not the
+    learner's."""
+    words = words or catalogs.catalog('en')
+    said = functools.partial(catalogs.render, words)
+    tutor = said('errors.selfcheck', {})
     module = sys.modules.get('tokenizer')
     mine = os.path.realpath(getattr(module, '__file__', None) or 'tokenizer.py')
     unreadable = isinstance(error, (SyntaxError, ValueError)) and 'null bytes' in str(error)
     if unreadable and 'tokenizer' not in sys.modules:  # Python cannot read it, nor says where
-        return ['tokenizer.py holds a NUL character (\\x00), which Python cannot read: delete it', SELFCHECK]
+        return [said('errors.nul', {}), tutor]
     if isinstance(error, ImportError) and error.name == 'tokenizer':
         lacking = re.match(r"cannot import name '(\w+)'", str(error))
         part = {'merge': 1, 'BPE': 2}.get(lacking.group(1)) if lacking else None
         if part:  # typed part by part: what the lab needs comes later
-            return [f'tokenizer.py has no {lacking.group(1)} yet: the lesson types it in part {part}',
-                    SELFCHECK]
-        return [f'tokenizer.py cannot be imported ({error})', SELFCHECK]
+            return [said('errors.not_yet', {'name': lacking.group(1), 'part': str(part)}), tutor]
+        return [said('errors.cannot_import', {'error': str(error)}), tutor]
     if not (isinstance(error, SyntaxError) and os.path.realpath(error.filename or '') == mine):
         frames = traceback.extract_tb(error.__traceback__)
         last = frames[-1] if frames else None
@@ -56,14 +60,15 @@ def learners_error(error):
         source = Path(mine).read_text(encoding='utf-8', errors='replace')
     except OSError:
         source = ''
-    words = catalogs.catalog('en')
-    return [catalogs.render(words, key, dict(fields, file='tokenizer.py'))
-            for key, fields in explain.explain(error, mine, source) if key != 'look'] + [SELFCHECK]
+    return [said(key, dict(fields, file='tokenizer.py'))
+            for key, fields in explain.explain(error, mine, source) if key != 'look'] + [tutor]
 
 
-def interrupted_in_learners_file(error):
+def interrupted_in_learners_file(error, words=None):
     """Where in tokenizer.py Ctrl-C found it (a lab that waits on a loop that never ends is
-    stopped so), each function it was in, and the tutor's command; nothing when it was elsewhere."""
+    stopped so), each function it was in, and the tutor's command, in words (English by
+    default); nothing when it was elsewhere."""
+    words = words or catalogs.catalog('en')
     module = sys.modules.get('tokenizer')
     mine = os.path.realpath(getattr(module, '__file__', None) or 'tokenizer.py')
     def stopped_in(frame):  # a function of the file, or a loop at its top level (not a comprehension)
@@ -72,10 +77,11 @@ def interrupted_in_learners_file(error):
     frames = [frame for frame in traceback.extract_tb(error.__traceback__) if stopped_in(frame)]
     if not frames:
         return []
-    places = ', then '.join(f'line {frame.lineno} ' + ('at the top level' if frame.name == '<module>' else
-                                                       f'in {frame.name}') for frame in frames[-3:])
-    which = 'does that loop end?' if len(frames) == 1 else 'does each of these loops end?'
-    return [f'it was in tokenizer.py, {places}: {which}', SELFCHECK]
+    places = catalogs.render(words, 'errors.then', {}).join(
+        catalogs.render(words, 'errors.at_top' if frame.name == '<module>' else 'errors.in_function',
+                        {'line': str(frame.lineno), 'function': frame.name}) for frame in frames[-3:])
+    which = 'errors.stopped_one' if len(frames) == 1 else 'errors.stopped_many'
+    return [catalogs.render(words, which, {'places': places}), catalogs.render(words, 'errors.selfcheck', {})]
 
 
 def raised_in_learners_file(error):

@@ -124,6 +124,11 @@ def phrase(text):
     return (_SPOKEN.get('words') or {}).get(f'phrase.{text}', text)
 
 
+def _words():
+    """The catalog the running lab speaks from, or None before its parser is made."""
+    return _SPOKEN.get('words')
+
+
 def message(key, **fields):
     """One of the lab's lines for people (its output, a one-line error) in the language its
     parser chose (--lang, else the locale), from lab/locale/: key's text with the fields in.
@@ -245,8 +250,9 @@ def run(main):
     Ctrl-C one line and exit 130, SIGTERM one line and exit 143, a reader that stops early
     (| head) ends it quietly, and so does a full disk under stdout, in one line. What the
     terminal cannot show (Korean under LC_ALL=C) is written as escapes."""
-    if sys.stdout is None:  # started with >&-
-        fail('standard output is closed; run it again without >&-')
+    if sys.stdout is None:  # started with >&-, before the lab's parser chose a language: chosen here
+        speak(catalogs.language(sys.argv[1:], os.environ))
+        fail(message('cli.stdout_closed'))
     for stream in sys.stdout, sys.stderr:
         if stream is not None and hasattr(stream, 'reconfigure'):
             stream.reconfigure(errors='lookalike')
@@ -271,10 +277,10 @@ def ending(error):
     if isinstance(error, Terminated):
         return 143, [message('cli.terminated')], False  # 128 + SIGTERM
     if isinstance(error, KeyboardInterrupt):
-        return 130, [message('cli.interrupted'), *errors.interrupted_in_learners_file(error)], False
+        return 130, [message('cli.interrupted'), *errors.interrupted_in_learners_file(error, _words())], False
     if isinstance(error, BrokenPipeError):
         return 141, [], True  # 128 + SIGPIPE, what a shell shows for a program stopped by a closed pipe
-    said = errors.learners_error(error)
+    said = errors.learners_error(error, _words())
     if said:  # what, where, and the tutor; no traceback
         return 1, said, False
     if isinstance(error, OSError) and error.errno in (errno.ENOSPC, errno.EIO):  # stdout: files say theirs
@@ -285,7 +291,8 @@ def ending(error):
         return 1, error.lines, False
     tutor = locations.TUTOR
     if isinstance(error, ValueError) and str(error).endswith(f': {tutor}'):  # tokenizer.py's to mend:
-        return 1, [str(error)[:-len(tutor) - 2], errors.SELFCHECK], False  # the tutor on a line of its own
+        # the tutor on a line of its own
+        return 1, [str(error)[:-len(tutor) - 2], message('errors.selfcheck')], False
     return (1, [str(error)], False) if isinstance(error, ValueError) else None
 
 
