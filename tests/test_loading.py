@@ -8,7 +8,7 @@ from lab import kinds
 from lab.contract.checks import problem_with
 from lab.kinds import load_lesson as load
 from lab.kinds.hf import from_hf
-from tests.project import LESSON_MODULE, TEXT, copy_project, inside, trained
+from tests.project import LESSON_MODULE, TEXT, copy_project, english_sentences, inside, trained
 
 BPE = LESSON_MODULE.BPE  # the lesson's own, which the library is held to
 
@@ -199,6 +199,29 @@ class CheckLabTest(unittest.TestCase):
         self.assertRegex(done.stderr, r"vocab\[3\] is\s+'c{20,40}\.\.\.,")
         self.assertLess(len(done.stderr), 400)
 
+
+    def test_what_is_wrong_with_a_file_is_said_in_korean_with_lang_ko(self):
+        root = copy_project(self)
+        trained(root)
+        good = json.loads((root / 'data' / 'tokenizer.json').read_text(encoding='utf-8'))
+        vocab, merges = good['vocab'], good['merges']
+        damaged = {'no vocab': {'merges': merges}, 'empty': {'vocab': [], 'merges': []},
+                   'unknown not first': {'vocab': vocab[1:], 'merges': merges},
+                   'a merge of another shape': {'vocab': vocab, 'merges': [[[0, 'a'], 28]] + merges[1:]},
+                   'the last id': {'vocab': vocab, 'merges': merges[:-1] + [[merges[-1][0], 99]]},
+                   'characters out of order': {'vocab': [vocab[0], *vocab[2:28], vocab[1], *vocab[28:]],
+                                               'merges': merges},
+                   'a merge of its own': {'vocab': vocab[:-1] + ['zz'], 'merges': merges},
+                   'a merge twice': {'vocab': vocab + [vocab[28]], 'merges': merges + [[merges[0][0], 40]]},
+                   'another kind': {'kind': 'weird', **good}, 'a tokenizers file': {'model': {}},
+                   'a key of no kind': {'kind': 'char', 'extra': 1, **good}}
+        for name, data in damaged.items():
+            with self.subTest(name):
+                (root / 'copy.json').write_text(json.dumps(data), encoding='utf-8')
+                done = inside(root, 'check', '--tokenizer', 'copy.json', '--lang', 'ko')
+                self.assertEqual(done.returncode, 1, done.stdout)
+                self.assertRegex(done.stderr, '[가-힣]')
+                self.assertEqual(english_sentences(done.stderr), [])
 
     def test_every_value_a_file_gives_is_quoted_clipped_in_the_line_that_refuses_it(self):
         huge = 'x' * 2**20

@@ -7,6 +7,7 @@ from collections import Counter
 from lab.contract import checks
 from lab.learner import errors
 from lab.plumbing import locations, terminal
+from lab.plumbing.cli import message
 
 
 def merge(ids, pair, new_id):
@@ -61,7 +62,7 @@ def learners_bpe(bpe, vocab, merges):
     tok = bpe(vocab, merges)
     for name, kind in [('vocab', list), ('merges', list), ('chars', dict)]:
         if not isinstance(getattr(tok, name, None), kind):
-            raise errors.NotTheLessons(f'BPE in tokenizer.py keeps no self.{name} ({kind.__name__}): '
+            raise errors.NotTheLessons(f"{message('lessons.keeps_no', name=name, kind=kind.__name__)}: "
                                        f'{locations.TUTOR}')
     return tok
 
@@ -71,7 +72,7 @@ def encoded(tok, text):
     points to the tutor (an encode without its return gives None)."""
     ids = tok.encode(text)
     if not isinstance(ids, list):
-        raise errors.NotTheLessons(f'encode gave {terminal.clip(repr(ids), 16)}, not a list of ids: '
+        raise errors.NotTheLessons(f"{message('lessons.encode_gave', ids=terminal.clip(repr(ids), 16))}: "
                                    f'{locations.TUTOR}')
     return ids
 
@@ -81,7 +82,7 @@ def state_of(tok):
     state = tok.state()
     if not isinstance(state, dict) or sorted(state) != ['merges', 'vocab']:
         keys = sorted(state) if isinstance(state, dict) else type(state).__name__
-        raise errors.NotTheLessons(f"state() in tokenizer.py gave {keys}, not the keys ['merges', 'vocab']: "
+        raise errors.NotTheLessons(f"{message('lessons.state_gave', keys=terminal.clip(str(keys), 40))}: "
                                    f'{locations.TUTOR}')
     return state
 

@@ -82,28 +82,27 @@ def kind_of(data):
         state = dict(data)
         kind = state.pop('kind')
         if not isinstance(kind, str) or kind not in KINDS:
-            raise ValueError(f'"kind" is {json.dumps(kind, ensure_ascii=False)[:40]}, not one of '
-                             f'{", ".join(KINDS)}')
+            written = terminal.clip(json.dumps(kind, ensure_ascii=False), 40)
+            raise ValueError(cli.message('kinds.kind_unknown', kind=written, kinds=', '.join(KINDS)))
         keys = list(inspect.signature(KINDS[kind]).parameters)
         missing = [key for key in keys if key not in state]  # none left to a default: a file says all it is
         unknown = sorted(key for key in state if key not in keys)
         if missing:
-            raise ValueError(f'a {kind} file lacks "{missing[0]}": '
-                             f'python3 -m lab.fast_bpe --kind {kind} makes one')
+            raise ValueError(cli.message('kinds.lacks', kind=kind, name=missing[0]))
         if unknown:
-            raise ValueError(f'a {kind} file has {json.dumps(unknown[0], ensure_ascii=False)[:30]}, '
-                             f'which a {kind} tokenizer does not: it holds {", ".join(keys)}')
+            raise ValueError(cli.message('kinds.unknown_key', kind=kind, keys=', '.join(keys),
+                                         name=terminal.clip(json.dumps(unknown[0], ensure_ascii=False), 30)))
         return kind, state
     if isinstance(data, dict) and sorted(data) == ['merges', 'special']:  # lab.byte_bpe's files of old
         return 'byte', {**data, 'byte_ids': None, 'pattern': None}  # what they were: the contract, no pattern
     if isinstance(data, dict) and 'model' in data:
-        raise ValueError('a tokenizers file: read it with python3 -m lab.import_hf')
+        raise ValueError(cli.message('kinds.hf_file'))
     problem = checks.problem_with(data)
     if problem and isinstance(data, dict) and {'vocab', 'merges'} & set(data):
         # written by a tokenizer.py whose state() is not the lesson's: training again cannot mend it
         raise ValueError(f'{problem}: {locations.TUTOR}')
     if problem:
-        raise ValueError(f'{problem}; {locations.MAKE_TOKENIZER} again')
+        raise ValueError(cli.message('kinds.make_again', problem=problem))
     return 'char', data
 
 
@@ -122,7 +121,7 @@ def load(path=locations.SAVED):
     except ValueError as e:
         if errors.learners_error(e) is not None or errors.raised_in_learners_file(e):
             raise  # tokenizer.py's, not the file's: said as such
-        raise ValueError(f'{path} ({kind} tokenizer): {e}') from None
+        raise ValueError(cli.message('kinds.file_problem', path=path, kind=kind, problem=e)) from None
 
 
 def load_lesson(path=locations.SAVED, bpe=None):
@@ -131,7 +130,7 @@ def load_lesson(path=locations.SAVED, bpe=None):
     the library's own; ValueError names the file and its first problem, or its other kind."""
     tok = load(path)
     if tok.kind != 'char':
-        raise ValueError(f"{path}: a {tok.kind} tokenizer, not the lesson's")
+        raise ValueError(cli.message('kinds.not_lessons', path=path, kind=tok.kind))
     return lessons.learners_bpe(bpe, tok.vocab, tok.merges) if bpe else tok.lesson
 
 
