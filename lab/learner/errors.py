@@ -5,7 +5,6 @@ finds it failing says it in a few lines, then names the tutor: learners_error fo
 interrupted_in_learners_file for Ctrl-C in a loop that never ended, raised_in_learners_file
 and calls_the_lesson_wrongly to tell the learner's slip from a bad file or a lab's own.
 """
-import functools
 import os
 import re
 import sys
@@ -28,20 +27,20 @@ def learners_error(error, words=None):
     means, as the tutor says it (lab/learner/explain.py), in words (a catalog: the lab's
     language; English by default), then the tutor's command; None when the error is not the
     learner's."""
-    words = words or catalogs.catalog('en')
-    said = functools.partial(catalogs.render, words)
-    tutor = said('errors.selfcheck', {})
+    def said(key, fields):  # the catalog read only for an error that is the learner's
+        return catalogs.render(words or catalogs.catalog('en'), key, fields)
     module = sys.modules.get('tokenizer')
     mine = os.path.realpath(getattr(module, '__file__', None) or 'tokenizer.py')
     unreadable = isinstance(error, (SyntaxError, ValueError)) and 'null bytes' in str(error)
     if unreadable and 'tokenizer' not in sys.modules:  # Python cannot read it, nor says where
-        return [said('errors.nul', {}), tutor]
+        return [said('errors.nul', {}), said('errors.selfcheck', {})]
     if isinstance(error, ImportError) and error.name == 'tokenizer':
         lacking = re.match(r"cannot import name '(\w+)'", str(error))
         part = {'merge': 1, 'BPE': 2}.get(lacking.group(1)) if lacking else None
         if part:  # typed part by part: what the lab needs comes later
-            return [said('errors.not_yet', {'name': lacking.group(1), 'part': str(part)}), tutor]
-        return [said('errors.cannot_import', {'error': str(error)}), tutor]
+            return [said('errors.not_yet', {'name': lacking.group(1), 'part': str(part)}),
+                    said('errors.selfcheck', {})]
+        return [said('errors.cannot_import', {'error': str(error)}), said('errors.selfcheck', {})]
     if not (isinstance(error, SyntaxError) and os.path.realpath(error.filename or '') == mine):
         frames = traceback.extract_tb(error.__traceback__)
         last = frames[-1] if frames else None
@@ -60,8 +59,9 @@ def learners_error(error, words=None):
         source = Path(mine).read_text(encoding='utf-8', errors='replace')
     except OSError:
         source = ''
-    return [said(key, dict(fields, file='tokenizer.py'))
-            for key, fields in explain.explain(error, mine, source) if key != 'look'] + [tutor]
+    lines = [said(key, dict(fields, file='tokenizer.py'))
+             for key, fields in explain.explain(error, mine, source) if key != 'look']
+    return lines + [said('errors.selfcheck', {})]
 
 
 def interrupted_in_learners_file(error, words=None):
