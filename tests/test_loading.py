@@ -214,10 +214,13 @@ class CheckLabTest(unittest.TestCase):
                    'a merge of its own': {'vocab': vocab[:-1] + ['zz'], 'merges': merges},
                    'a merge twice': {'vocab': vocab + [vocab[28]], 'merges': merges + [[merges[0][0], 40]]},
                    'another kind': {'kind': 'weird', **good}, 'a tokenizers file': {'model': {}},
-                   'a key of no kind': {'kind': 'char', 'extra': 1, **good}}
+                   'a key of no kind': {'kind': 'char', 'extra': 1, **good},
+                   'a comma too many': '{"vocab": [1,]}', 'a key twice': '{"vocab": 1, "vocab": 2}',
+                   'nested too deeply': '[' * 100_000, 'NaN': '{"vocab": NaN}'}
         for name, data in damaged.items():
             with self.subTest(name):
-                (root / 'copy.json').write_text(json.dumps(data), encoding='utf-8')
+                written = data if isinstance(data, str) else json.dumps(data)  # a str: the file as typed
+                (root / 'copy.json').write_text(written, encoding='utf-8')
                 done = inside(root, 'check', '--tokenizer', 'copy.json', '--lang', 'ko')
                 self.assertEqual(done.returncode, 1, done.stdout)
                 self.assertRegex(done.stderr, '[가-힣]')

@@ -38,7 +38,7 @@ from lab.fast.encoding import REMEMBERED, encode_line, replayer
 from lab.kinds.patterns import CHUNK, compiled, count_pieces_fast, cut, pattern_problem
 from lab.kinds.special import encode_with_specials, index_of, special_problem
 from lab.kinds.texts import merges_to_learn, texts_of
-from lab.plumbing import terminal
+from lab.plumbing import cli, terminal
 
 SPECIAL = ['<pad>', '<unk>', '<bos>', '<eos>']
 FIRST_BYTE = len(SPECIAL)          # byte b has id 4 + b in the contract
@@ -74,8 +74,8 @@ def _refuse_surrogates(text):
     which Python makes of bytes that are not UTF-8 (in a command's argument, say)."""
     surrogate = checks.SURROGATE.search(text)
     if surrogate:
-        raise ValueError(f'the text holds a lone surrogate (U+{ord(surrogate.group()):04X}, character '
-                         f'{surrogate.start():,}): not UTF-8')
+        raise ValueError(cli.message('byte.surrogate', code=f'U+{ord(surrogate.group()):04X}',
+                                     at=f'{surrogate.start():,}'))
 
 
 def _as_chars(text):
@@ -113,8 +113,8 @@ class ByteBPE:
         for rank, ((a, b), new) in enumerate(merges):
             if new in names:  # a merge tokenizers made into a special token's name, and gave its id
                 if self.bytes_of[a] + self.bytes_of[b] != self.bytes_of[new]:
-                    raise ValueError(f'merges[{rank}] joins ids {a} and {b} into the special token '
-                                     f'{terminal.quoted(names[new], 30)}, which they do not spell')
+                    raise ValueError(cli.message('byte.spells_not', n=rank, a=a, b=b,
+                                                 name=terminal.quoted(names[new], 30)))
                 continue  # never applied: that text stays text, as tokenizers cuts the name out first
             self.bytes_of[new] = self.bytes_of[a] + self.bytes_of[b]
             self._ranks.setdefault(a * self.vocab_size + b, rank)
@@ -139,7 +139,8 @@ class ByteBPE:
         the two differ). special: the names of the special tokens (the lesson's rules: SPECIAL)."""
         texts = texts_of(text)
         if rules not in RULES:
-            raise ValueError(f'rules={terminal.quoted(rules, 20)}: one of {", ".join(RULES)}')
+            raise ValueError(cli.message('byte.rules', rules=terminal.quoted(rules, 20),
+                                         names=', '.join(RULES)))
         if special is None:
             special = SPECIAL if rules == 'lesson' else []
         pattern = 'gpt2' if pattern is None and rules == 'tokenizers' else pattern
@@ -236,8 +237,7 @@ def _train_as_tokenizers(cls, texts, count, special, pattern):
     first and of those the pair of smaller ids, down to pairs seen once."""
     bad = next((name for name in special if len(name) == 1 and name in BYTE_OF), None)
     if bad is not None:  # tokenizers would give that byte the special token's id, and nothing to the byte
-        raise ValueError(f'the special token {terminal.quoted(bad)} is the character tokenizers writes byte '
-                         f'{BYTE_OF[bad]} as: give it another name')
+        raise ValueError(cli.message('byte.special_is_byte', name=terminal.quoted(bad), byte=BYTE_OF[bad]))
     words = {}
     for piece, n in count_pieces_fast(pattern, texts).items():
         word = _as_chars(piece).translate(_AS_BYTE_CHARACTERS)
@@ -246,8 +246,7 @@ def _train_as_tokenizers(cls, texts, count, special, pattern):
     vocab, merges = fast.learn(words, dict(zip(alphabet, alphabet)), count, tie='ids', least=1)
     clash = next((name for name in special if name in vocab), None)
     if clash is not None:  # tokenizers would give that merge the special token's id
-        raise ValueError(f'a merge makes {terminal.quoted(clash, 30)}, the name of a special token '
-                         '(tokenizers would give the merge its id): give the special token another name')
+        raise ValueError(cli.message('byte.merge_makes_special', name=terminal.quoted(clash, 30)))
     first = len(special)
     byte_ids = [first + alphabet.index(ch) for ch in BYTE_CHARACTERS]
     return cls([[[first + a, first + b], first + new] for (a, b), new in merges], special, byte_ids, pattern)
@@ -270,32 +269,30 @@ def _layout_problem(special, byte_ids, merges, pattern):
     special, a byte or a merge; merges make their ids in increasing order, each of two ids that
     are bytes or made before it; and all its tokens spell at most MOST_BYTES bytes."""
     if not (isinstance(special, dict) and all(map(_is_id, special.values()))):
-        return 'special must map each name to a whole number >= 0'
+        return cli.message('byte.special_ids')
     if special_problem(list(special)):
         return special_problem(list(special))
     if not (isinstance(byte_ids, list) and len(byte_ids) == 256
             and all(i is None or _is_id(i) for i in byte_ids)):
-        return 'byte_ids must be a list of 256 ids (or null for a byte without one)'
+        return cli.message('byte.byte_ids')
     if pattern is not None and pattern_problem(pattern):
         return pattern_problem(pattern)
     if not isinstance(merges, list) or not all(checks.is_merge(m) for m in merges):
-        return 'merges must be a list of [[a, b], new_id] with whole numbers'
+        return cli.message('byte.merges')
     size = {i: 1 for i in byte_ids if i is not None}  # id -> how many bytes it spells
     names = {i: name for name, i in special.items()}
     made = [new for _, new in merges if new not in names]  # a merge into a special's name: its id
     taken = list(special.values()) + _byte_only(special, byte_ids) + made
     if sorted(taken) != list(range(len(taken))):
-        return f'the ids of specials, bytes and merges must be 0 to {len(taken) - 1}, each used once'
+        return cli.message('byte.ids_once', last=len(taken) - 1)
     before = -1
     for n, ((a, b), new) in enumerate(merges):
         if new in names and a in size and b in size:  # into a special token's name: checked by its bytes
             size[new] = size[a] + size[b]  # later merges may use it, as in tokenizers (they never apply)
             continue
         if not (a in size and b in size and new > before):
-            return (f'merges[{n}] joins ids {a} and {b} into {new}: not two bytes or earlier merges, '
-                    'into a new id')
+            return cli.message('byte.merge_order', n=n, a=a, b=b, new=new)
         size[new], before = size[a] + size[b], new
     if sum(size.values()) > MOST_BYTES:
-        return (f'its tokens would spell {sum(size.values()):,} bytes, more than any real vocabulary '
-                f'(at most {MOST_BYTES:,}): a damaged or a hostile file?')
+        return cli.message('byte.too_many_bytes', bytes=f'{sum(size.values()):,}', most=f'{MOST_BYTES:,}')
     return None

@@ -31,7 +31,7 @@ from collections import Counter
 
 from lab.fast import encoding
 from lab.kinds.categories import LETTERS, NUMBERS
-from lab.plumbing import processes, terminal
+from lab.plumbing import cli, processes, terminal
 
 PATTERNS = {
     'gpt2': r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+""",
@@ -67,27 +67,28 @@ def pattern_problem(pattern):
     if pattern in PIECE_PATTERNS:
         return None
     if not isinstance(pattern, str) or not pattern:
-        return f'a pattern is one of {", ".join(PIECE_PATTERNS)}, or a regular expression'
+        return cli.message('pattern.none', names=', '.join(PIECE_PATTERNS))
     if re.fullmatch(r'\w+', pattern):  # a name mistyped, far likelier than a regex of one word
-        return (f'no pattern {terminal.quoted(pattern, 30)}: the patterns are {", ".join(PIECE_PATTERNS)}, '
-                'or a regular expression')
-    said = f"the pattern '{terminal.clip(terminal.shown(pattern), 30)}'"  # as typed, clipped
+        return cli.message('pattern.unknown_name', name=terminal.quoted(pattern, 30),
+                           names=', '.join(PIECE_PATTERNS))
+    said = f"'{terminal.clip(terminal.shown(pattern), 30)}'"  # the pattern as typed, clipped
     if any('\ud800' <= ch <= '\udfff' for ch in pattern):
-        return f'{said} holds a lone surrogate (a byte that is not UTF-8): type it as UTF-8'
+        return cli.message('pattern.surrogate', pattern=said)
     differs = read_otherwise(pattern)
     if differs:
-        return f'tokenizers reads {differs} otherwise (use \\p{{L}}, \\p{{N}}, [...])'  # than Python's re
+        return cli.message('pattern.read_otherwise', what=differs)  # than Python's re
     try:
         regex = compiled(pattern)
     except (re.error, RecursionError, OverflowError) as e:
-        return f'{said} is no regular expression ({terminal.clip(getattr(e, "msg", None) or str(e), 50)})'
+        return cli.message('pattern.not_regex', pattern=said,
+                           why=terminal.clip(getattr(e, "msg", None) or str(e), 50))
     try:
         with processes.clock_limit(_TRIAL_SECONDS):
             found = [regex.match('')] + [m for m in regex.finditer(_TRIED_ON) if m.start() == m.end()]
     except TimeoutError:
-        return f'{said} backtracks without end on a few lines of text (nested repeats, as (a+)+)'
+        return cli.message('pattern.backtracks_trial', pattern=said)
     if any(found):
-        return f'{said} matches the empty string: a piece needs a character at least (+ rather than *)'
+        return cli.message('pattern.empty', pattern=said)
     return None
 
 
@@ -161,12 +162,12 @@ def cut(pattern, text):
         with processes.clock_limit(_CUT_SECONDS + len(text) / CUT_EVERY_SECOND):
             found_all = list(regex.finditer(text))
     except TimeoutError:
-        raise ValueError(f"pattern '{terminal.clip(terminal.shown(pattern), 14)}' backtracks without end "
-                         '(repeats in repeats?)') from None
+        raise ValueError(cli.message('pattern.backtracks',
+                                     pattern=f"'{terminal.clip(terminal.shown(pattern), 14)}'")) from None
     for found in found_all:
         if found.start() == found.end():  # a lookaround alone, say: no piece, and nothing would merge
-            raise ValueError(f"pattern '{terminal.clip(terminal.shown(pattern), 14)}' matches nothing at "
-                             f'character {found.start():,}: a piece needs one')
+            raise ValueError(cli.message('pattern.nothing_at', at=f'{found.start():,}',
+                                         pattern=f"'{terminal.clip(terminal.shown(pattern), 14)}'"))
         if found.start() > start:
             pieces.append(text[start:found.start()])
         pieces.append(found.group())

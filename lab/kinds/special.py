@@ -33,10 +33,10 @@ def special_problem(names):
     text, and only lab.export_hf, whose format gives a string one id, refuses it."""
     if not (isinstance(names, list) and all(isinstance(s, str) and s for s in names)
             and len(set(names)) == len(names)):
-        return 'special must be a list of different, non-empty strings'
+        return cli.message('special.names')
     bad = next((name for name in names if checks.SURROGATE.search(name)), None)
     if bad is not None:
-        return f'the special token {terminal.quoted(bad, 30)} holds a lone surrogate, which no UTF-8 text has'
+        return cli.message('special.surrogate', name=terminal.quoted(bad, 30))
     return None
 
 

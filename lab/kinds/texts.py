@@ -8,6 +8,8 @@ documents its data is prepared from.
 """
 import json
 
+from lab.plumbing import cli
+
 HOW = ['paragraphs', 'lines', 'jsonl']  # what --documents takes
 
 
@@ -37,8 +39,8 @@ def merges_to_learn(count, vocab_size, base, kind):
     if vocab_size is None:
         return count
     if vocab_size < base:
-        raise ValueError(f'{vocab_size:,} ids asked for: a {kind} tokenizer of this text starts with '
-                         f'{base:,} ids')
+        raise ValueError(cli.message('texts.too_few_ids', asked=f'{vocab_size:,}', kind=kind,
+                                     base=f'{base:,}'))
     return vocab_size - base
 
 
@@ -65,9 +67,8 @@ def json_document(line, number):
     try:
         value = json.loads(line)
     except ValueError as e:
-        raise ValueError(f'line {number:,} is not JSON ({e.msg}): one document a line, as "text" or '
-                         '{"text": "..."}') from None
+        raise ValueError(cli.message('texts.not_json', line=f'{number:,}', why=e.msg)) from None
     value = value.get('text') if isinstance(value, dict) else value
     if not isinstance(value, str):
-        raise ValueError(f'line {number:,} holds no text: a JSON string, or an object with "text"')
+        raise ValueError(cli.message('texts.no_text', line=f'{number:,}'))
     return value

@@ -24,7 +24,7 @@ from lab.contract import checks, lessons
 from lab.kinds.patterns import SPACE, compiled  # SPACE: whitespace, a word of its own here
 from lab.kinds.special import encode_with_specials
 from lab.kinds.texts import merges_to_learn, texts_of
-from lab.plumbing import terminal
+from lab.plumbing import cli, terminal
 
 END = '</w>'  # shown for the space it stands for
 
@@ -43,15 +43,14 @@ class WordBPE:
         base = vocab[2:len(vocab) - len(merges)]
         if ' ' in base:
             at = base.index(' ') + 2
-            raise ValueError(f'vocab[{at}] is a space, which is {END} (id 1) in a word tokenizer')
+            raise ValueError(cli.message('word.space', at=at, end=END))
         self.vocab, self.merges = vocab, merges
         self.vocab_size = len(vocab)
         spoken = [checks.UNKNOWN, ' '] + base  # END read as the space it is
         for n, ((a, b), new) in enumerate(merges):
             spoken.append(spoken[a] + spoken[b])
             if not compiled('word').fullmatch(spoken[new]):
-                raise ValueError(f'merges[{n}] makes {terminal.quoted(spoken[new], 30)}, '
-                                 'which is not inside one word')
+                raise ValueError(cli.message('word.across', n=n, piece=terminal.quoted(spoken[new], 30)))
         self.spoken = lessons.lesson_bpe(spoken, merges)  # the same tokenizer, with END written as a space
         self.fast_encode = fast.encoder(self.spoken)
 

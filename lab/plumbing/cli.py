@@ -129,7 +129,7 @@ def _words():
     return _SPOKEN.get('words')
 
 
-def message(key, **fields):
+def message(key, /, **fields):
     """One of the lab's lines for people (its output, a one-line error) in the language its
     parser chose (--lang, else the locale), from lab/locale/: key's text with the fields in.
     English until a parser is made (a lab's function called from Python)."""

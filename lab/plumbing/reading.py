@@ -114,22 +114,29 @@ def _is_cp949_korean(data):
         return False
 
 
+# what Python's json says, said in the reader's words (a trailing comma, 'single quotes')
+JSON_SAYS = {'Expecting property name enclosed in double quotes': 'json.key',
+             'Expecting value': 'json.value', "Expecting ',' delimiter": 'json.comma',
+             "Expecting ':' delimiter": 'json.colon', 'Extra data': 'json.extra',
+             'Unterminated string starting at': 'json.string'}
+
+
 def strict_json(text):
     """json.loads, refusing what no writer of ours makes: a key twice, a number of more
     than 18 digits, NaN or Infinity. ValueError or RecursionError (too deeply nested)."""
     def once(pairs):
         if len({key for key, _ in pairs}) < len(pairs):
             key = next(k for k, n in Counter(key for key, _ in pairs).items() if n > 1)
-            raise ValueError(f'the key {terminal.quoted(key, 30)} is written twice')
+            raise ValueError(cli.message('reading.json_twice', key=terminal.quoted(key, 30)))
         return dict(pairs)
 
     def whole(digits):
         if len(digits.lstrip('-')) > 18:
-            raise ValueError(f'a number of {len(digits.lstrip("-")):,} digits')
+            raise ValueError(cli.message('reading.json_digits', digits=f'{len(digits.lstrip("-")):,}'))
         return int(digits)
 
     def refuse(name):
-        raise ValueError(f'{name} is not a number JSON allows')
+        raise ValueError(cli.message('reading.json_constant', name=name))
     return json.loads(text, object_pairs_hook=once, parse_int=whole, parse_constant=refuse)
 
 
@@ -139,16 +146,20 @@ def read_json(path, fix, limit=locations.TOKENIZER_LIMIT):
     try:
         return strict_json(text)
     except RecursionError:
-        raise ValueError(f'{path} is not valid JSON (nested too deeply): {fix}') from None
-    except ValueError as e:
-        raise ValueError(f'{path} is not valid JSON ({e}): {fix}') from None
+        why = cli.message('reading.json_deep')
+    except json.JSONDecodeError as e:  # where, and what it means: Python's words are a parser's
+        why = cli.message('reading.json_at', line=e.lineno, column=e.colno,
+                          what=cli.message(JSON_SAYS.get(e.msg, 'json.other')))
+    except ValueError as e:  # strict_json's own, said already
+        why = str(e)
+    raise ValueError(cli.message('reading.not_json', path=path, why=why, fix=cli.phrase(fix)))
 
 
 def read_merge_count(path=locations.SETTINGS):
     """The "merges" of settings.json, a whole number >= 0."""
-    fix = 'write {"merges": 12} in it'
+    fix = 'write {"merges": 12} in it'  # a phrase of the catalogs
     settings = read_json(path, fix, locations.SETTINGS_LIMIT)
     count = settings.get('merges') if isinstance(settings, dict) else None
     if type(count) is not int or count < 0:  # refuses "12", -1, 1.5 and true
-        raise ValueError(f'{path}: "merges" must be a whole number >= 0, as in {{"merges": 12}}')
+        raise ValueError(cli.message('reading.merges', path=path))
     return count

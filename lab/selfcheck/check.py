@@ -180,13 +180,6 @@ def check(path, lesson_text=None):
     return answers
 
 
-# what Python's json says, said in the learner's words (a trailing comma, 'single quotes')
-JSON_SAYS = {'Expecting property name enclosed in double quotes': 'json.key',
-             'Expecting value': 'json.value', "Expecting ',' delimiter": 'json.comma',
-             "Expecting ':' delimiter": 'json.colon', 'Extra data': 'json.extra',
-             'Unterminated string starting at': 'json.string'}
-
-
 def settings_said(path):
     """What is wrong with your settings.json, as python3 tokenizer.py would stop on it, or None.
     The rules run on the lesson's settings: yours are read here, as the lesson's file reads them."""
@@ -195,7 +188,7 @@ def settings_said(path):
     except FileNotFoundError:
         return ['settings_missing', {}]
     except json.JSONDecodeError as e:
-        why = JSON_SAYS.get(e.msg, 'json.other')
+        why = reading.JSON_SAYS.get(e.msg, 'json.other')
         return ['settings_json', {'line': str(e.lineno), 'column': str(e.colno), 'text': why}]
     except (OSError, ValueError):  # not UTF-8, not a file
         return ['settings_json', {'line': '1', 'column': '1', 'text': 'json.other'}]
