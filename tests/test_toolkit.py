@@ -390,6 +390,21 @@ class KoreanOutputTest(unittest.TestCase):
                 self.assertEqual(english_sentences(out + err), [])
                 self.assertEqual([line for line in (out + err).splitlines() if terminal.width(line) > 80], [])
 
+    def test_what_a_kind_refuses_is_said_in_korean(self):
+        root = copy_project(self)
+        (root / 'docs.jsonl').write_text('{"text": "hi"}\n{"text": 3}\n', encoding='utf-8')
+        fast_bpe = ['data/mixed.txt', '--merges', '5', '--lang', 'ko', '--out', 'x.json']
+        for args in [['--kind', 'piece', '--pattern', 'a*'], ['--kind', 'piece', '--pattern', 'gpt5'],
+                     ['--kind', 'piece', '--pattern', r'\w+'], ['--kind', 'piece', '--pattern', '(']]:
+            with self.subTest(args):
+                code, out, err = run_inside(root, 'fast_bpe', *fast_bpe, *args)
+                self.assertEqual(code, 2, err)  # refused as the option is read
+                self.assertRegex(err, '[가-힣]')
+                self.assertEqual(english_sentences(out + err), [])
+        code, _, err = run_inside(root, 'fast_bpe', 'docs.jsonl', '--documents', 'jsonl', '--lang', 'ko')
+        self.assertEqual((code, english_sentences(err)), (1, []))
+        self.assertIn('2번째 줄', err)
+
 
 # Korean without spaces, as some write it: a 'word' of 150 syllables, two columns each
 NO_SPACES = ''.join(chr(0xAC00 + (n * 7919) % 11172) for n in range(150))
