@@ -52,9 +52,12 @@ def main():
     say = cli.message
     print(say('byte_bpe.trained', name=name, bytes=f'{len(text.encode("utf-8")):,}', vocab=tok.vocab_size,
               merges=len(tok.merges)))
-    print(say('byte_bpe.ids', last=tok.vocab_size - 1))
-    first = '  '.join(f'{tok.bytes_of[new].decode("utf-8", "replace")!r}' for _, new in tok.merges[:8])
-    print(terminal.clip(say('byte_bpe.first', first=first)))
+    if tok.merges:
+        print(say('byte_bpe.ids', last=tok.vocab_size - 1))
+        first = '  '.join(f'{tok.bytes_of[new].decode("utf-8", "replace")!r}' for _, new in tok.merges[:8])
+        print(terminal.clip(say('byte_bpe.first', first=first)))
+    else:  # --vocab-size 260: the bytes alone
+        print(say('byte_bpe.ids_no_merges'))
 
     ids = tok.encode(text)
     if tok.decode(ids) != text:

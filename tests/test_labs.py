@@ -458,6 +458,12 @@ class BatchesTest(unittest.TestCase):
                                   '--block-size', str(val), '--tokenizer', 'none.json')
         self.assertEqual((code, err.count('\n')), (1, 1), err)
 
+    def test_a_size_that_is_no_whole_number_of_1_or_more_is_refused(self):
+        for block_size, batch_size in [(0, 2), (4, 0), (-1, 2), (2.5, 2), (True, 2)]:
+            with self.subTest(block_size=block_size, batch_size=batch_size):
+                with self.assertRaisesRegex(ValueError, 'whole numbers of 1 or more'):
+                    batches.get_batch(self.out, 'train', block_size, batch_size)
+
     def test_the_mask_marks_each_answer_from_after_a_to_its_line_end(self):
         tok = kinds.CharBPE.train('Q: hi\nA: yes\n', 0)
         ids = tok.encode('Q: hi\nA: yes\nQ: ok\nA: no\n')
@@ -717,6 +723,13 @@ class ByteBpeLabTest(unittest.TestCase):
         saved = json.loads((root / 'b.json').read_text(encoding='utf-8'))
         self.assertEqual(saved['kind'], 'byte')
         self.assertEqual(kinds.load(root / 'b.json').state(), ByteBPE.train(MIXED, 60).state())
+
+    def test_the_bytes_alone_say_there_are_no_merges(self):
+        root = copy_project(self, parts=['tokenizer.py', 'data/mixed.txt', 'lab'])
+        code, out, err = run_inside(root, 'byte_bpe', 'data/mixed.txt', '--vocab-size', '260', '--out', 'b.json')
+        self.assertEqual(code, 0, err)
+        self.assertIn('bytes 4-259, no merges\n', out)
+        self.assertNotIn('260-259', out)
 
 
 class ReadOtherwiseTest(unittest.TestCase):

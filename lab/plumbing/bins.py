@@ -9,7 +9,7 @@ import sys
 from array import array
 from pathlib import Path
 
-from lab.plumbing import cli, reading
+from lab.plumbing import cli, reading, terminal
 
 SPLITS = ['train', 'val']  # train.bin, val.bin
 UINT16_LIMIT = 2 ** 16  # the lesson's rule: 32 bits once the vocabulary reaches 65,536
@@ -65,10 +65,13 @@ def read_ids(folder, name):
 
 def window_starts(tokens, block_size, batch_size, seed=None):
     """batch_size seeded starts of windows of block_size + 1 tokens (x, and y one step after it)
-    among tokens; ValueError when not one window fits."""
+    among tokens; ValueError when not one window fits, or a size is not a whole number >= 1."""
+    if not all(type(size) is int and size >= 1 for size in (block_size, batch_size)):
+        raise ValueError(cli.message('bins.sizes', block=terminal.clip(repr(block_size), 20),
+                                     batch=terminal.clip(repr(batch_size), 20)))
     if tokens < block_size + 1:
-        raise ValueError(f'{tokens:,} tokens hold no window of block size {block_size:,}: it needs '
-                         f'{block_size + 1:,}; give a smaller block size, or more text')
+        raise ValueError(cli.message('bins.no_window', tokens=f'{tokens:,}', block=f'{block_size:,}',
+                                     needs=f'{block_size + 1:,}'))
     rng = random.Random(seed)
     return [rng.randrange(tokens - block_size) for _ in range(batch_size)]
 
