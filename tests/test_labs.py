@@ -726,7 +726,8 @@ class ByteBpeLabTest(unittest.TestCase):
 
     def test_the_bytes_alone_say_there_are_no_merges(self):
         root = copy_project(self, parts=['tokenizer.py', 'data/mixed.txt', 'lab'])
-        code, out, err = run_inside(root, 'byte_bpe', 'data/mixed.txt', '--vocab-size', '260', '--out', 'b.json')
+        code, out, err = run_inside(root, 'byte_bpe', 'data/mixed.txt', '--vocab-size', '260',
+                                    '--out', 'b.json')
         self.assertEqual(code, 0, err)
         self.assertIn('bytes 4-259, no merges\n', out)
         self.assertNotIn('260-259', out)
