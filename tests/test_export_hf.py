@@ -5,6 +5,7 @@ import json
 import random
 import re
 import unittest
+from unittest import mock
 
 from lab import kinds
 from lab.contract.checks import problem_with
@@ -13,6 +14,8 @@ from lab.kinds.byte import BYTE_CHARACTERS
 from lab.kinds.categories import LETTERS, NUMBERS
 from lab.kinds.hf import from_hf, to_hf
 from lab.kinds.patterns import PATTERNS, PIECE_PATTERNS, compiled
+from lab.learner import catalogs
+from lab.plumbing import cli
 from lab.plumbing.terminal import width
 from tests.project import MIXED, TEXT, copy_project, inside, trained
 from tests.test_fuzz import fuzz_texts
@@ -80,10 +83,11 @@ class ExportTest(unittest.TestCase):
         self.assertEqual([BYTE_CHARACTERS[b] for b in b'Az~\xe9'], ['A', 'z', '~', 'é'])
         self.assertEqual([BYTE_CHARACTERS[b] for b in b' \n\x00'], ['Ġ', 'Ċ', 'Ā'])  # GPT-2's
 
-    def test_what_no_kind_here_has_is_refused_naming_it(self):
+    def refusals(self):
+        """(a file tokenizers writes, a change no kind here has, words the refusal holds) each."""
         good, byte = to_hf(CharBPE.train(TEXT, 12)), to_hf(ByteBPE.train(TEXT, 12))
         chat = to_hf(ByteBPE.train(TEXT, 12, ['<eos>']))  # a special token, as a chat tokenizer has
-        for data, change, words in [
+        return [
                 *[(chat, lambda d, o=option: d['added_tokens'][0].update({o: True}), f'<eos>.* sets {option}')
                   for option in ['lstrip', 'rstrip', 'single_word']],
                 (good, lambda d: d.update(normalizer={'type': 'NFC'}), 'a normalizer'),
@@ -107,12 +111,27 @@ class ExportTest(unittest.TestCase):
                 (good, lambda d: d.update(decoder=[{'type': 'Fuse'}] * 200),
                  r'decoder is \[.{0,20}\.\.\., not Fuse'),
                 (good, lambda d: d.update(decoder=None), 'its decoder is none, not Fuse'),
-                (byte, lambda d: d.update(decoder={'type': 'Fuse'}), 'decoder is Fuse, not ByteLevel')]:
+                (byte, lambda d: d.update(decoder={'type': 'Fuse'}), 'decoder is Fuse, not ByteLevel')]
+
+    def test_what_no_kind_here_has_is_refused_naming_it(self):
+        for data, change, words in self.refusals():
             data = json.loads(json.dumps(data))
             change(data)
             with self.subTest(words), self.assertRaisesRegex(ValueError, words) as refused:
                 from_hf(data)
             self.assertLessEqual(width(f'lab.import_hf: hf.json: {refused.exception}'), 80, refused.exception)
+
+    def test_what_no_kind_here_has_is_refused_in_korean_too(self):
+        with mock.patch.dict(cli._SPOKEN, words=catalogs.catalog('ko')):  # as lab.import_hf --lang ko
+            for data, change, words in self.refusals():
+                data = json.loads(json.dumps(data))
+                change(data)
+                with self.subTest(words):
+                    with self.assertRaises(ValueError) as refused:
+                        from_hf(data)
+                    said = f'lab.import_hf: hf.json: {refused.exception}'
+                    self.assertRegex(said, '[가-힣]')
+                    self.assertLessEqual(width(said), 80, said)
 
     def test_export_command_writes_utf8_and_reads_back(self):
         root = copy_project(self)

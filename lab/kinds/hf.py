@@ -33,7 +33,7 @@ from lab.kinds.patterns import PATTERNS, PIECE_PATTERNS, for_tokenizers, pattern
 from lab.kinds.piece import PieceBPE
 from lab.kinds.special import SpecialBPE
 from lab.kinds.word import END, WordBPE
-from lab.plumbing import terminal
+from lab.plumbing import cli, terminal
 
 NO_MODEL_OPTIONS = {'dropout': None, 'continuing_subword_prefix': None, 'end_of_word_suffix': None,
                     'fuse_unk': False, 'byte_fallback': False, 'ignore_merges': False}
@@ -49,8 +49,7 @@ def to_hf(tok):
     ids = {}
     for i, piece in enumerate(pieces):
         if piece in ids:  # e.g. 'ab' + 'c' and 'a' + 'bc': the format maps a string to one id
-            raise ValueError(f'{show(tok, piece)} is in the vocabulary twice, as ids {ids[piece]} and {i}: '
-                             'a tokenizers file has one id for each')
+            raise ValueError(cli.message('hf.twice', piece=show(tok, piece), first=ids[piece], second=i))
         ids[piece] = i
     byte_level = tok.kind == 'byte'
     model = {'type': 'BPE', **NO_MODEL_OPTIONS, 'unk_token': None if byte_level else checks.UNKNOWN,
@@ -110,29 +109,29 @@ def from_hf(data):
     """The kind a tokenizers file holds, with its ids; ValueError naming what it cannot read."""
     model = data.get('model') if isinstance(data, dict) else None
     if not isinstance(model, dict) or model.get('type') != 'BPE':
-        raise ValueError('not a BPE tokenizer: its "model" has no "type": "BPE"')
+        raise ValueError(cli.message('hf.not_bpe'))
     for step in ['normalizer', 'post_processor', 'truncation', 'padding']:  # each changes the ids
         if data.get(step) is not None and not (step == 'post_processor' and is_byte_level(data[step])):
-            raise ValueError(f'it has a {step} ({type_of(data[step])}), which no kind here has')
+            raise ValueError(cli.message('hf.step', step=step, type=type_of(data[step])))
     for option, value in NO_MODEL_OPTIONS.items():
         if model.get(option, value) != value:
-            raise ValueError(f'its model sets {option} to {terminal.quoted(model[option], 20)}, '
-                             'which no kind here does')
+            raise ValueError(cli.message('hf.model_option', option=option,
+                                         value=terminal.quoted(model[option], 20)))
     vocab, merges, special = read_model(model, data.get('added_tokens') or [])
     cut = read_pre_tokenizer(data.get('pre_tokenizer'))
     decoder = 'ByteLevel' if cut[0] == 'byte' else 'Fuse'  # what gives back the text as a kind here does
     if type_of(data.get('decoder')) != decoder:  # no decoder: tokenizers joins tokens with spaces
-        raise ValueError(f'its decoder is {type_of(data.get("decoder")) if data.get("decoder") else "none"}, '
-                         f'not {decoder}')
+        has = type_of(data.get('decoder')) if data.get('decoder') else 'none'
+        raise ValueError(cli.message('hf.decoder', has=has, want=decoder))
     if cut[0] == 'byte':
         if model.get('unk_token') is not None:
-            raise ValueError('a byte-level model here has "unk_token": null')
+            raise ValueError(cli.message('hf.byte_unk'))
         return byte_kind(vocab, merges, special, cut[1])
     if model.get('unk_token') != checks.UNKNOWN:
-        raise ValueError('the unknown token must be "\\ufffd", as in the lesson')
+        raise ValueError(cli.message('hf.unknown'))
     if special:
         if cut[0] != 'char' or sorted(special.values()) != list(range(len(vocab) - len(special), len(vocab))):
-            raise ValueError('special tokens must come last, after a char-level vocabulary')
+            raise ValueError(cli.message('hf.special_last'))
         return SpecialBPE(vocab[:len(vocab) - len(special)], merges, list(special))
     if cut[0] == 'word':  # a space, at the end of a token, is </w>
         return WordBPE([piece[:-1] + END if piece.endswith(' ') else piece for piece in vocab], merges)
@@ -152,28 +151,29 @@ def read_model(model, added):
     """(vocab as a list by id, merges as [[a, b], new], {special name: id}) of a BPE model."""
     ids, pairs = model.get('vocab'), model.get('merges')
     if not isinstance(ids, dict) or not all(type(i) is int for i in ids.values()):
-        raise ValueError('"vocab" must map each string to an id')
+        raise ValueError(cli.message('hf.vocab'))
     if not isinstance(added, list):
-        raise ValueError('"added_tokens" must be a list')
+        raise ValueError(cli.message('hf.added_list'))
     special, after = {}, max(ids.values(), default=-1) + 1
     for token in added:
         if not (isinstance(token, dict) and token.get('special') and isinstance(token.get('content'), str)):
             content = token.get('content') if isinstance(token, dict) else token
-            raise ValueError(f'the added token {terminal.clip(repr(content), 20)} is not a special one')
+            raise ValueError(cli.message('hf.added_not_special', name=terminal.clip(repr(content), 20)))
         name = token['content']
         for option in ('lstrip', 'rstrip', 'single_word'):  # each changes where tokenizers finds it
             if token.get(option):
-                raise ValueError(f'{terminal.clip(repr(name), 20)} sets {option}, which no kind here does')
+                raise ValueError(cli.message('hf.added_option', name=terminal.clip(repr(name), 20),
+                                             option=option))
         # as tokenizers reads it: the id the vocabulary gives the string, else the next free one
         if name not in special:
             special[name] = ids[name] if name in ids else after
             after += name not in ids
     everything = {**ids, **special}
     if sorted(everything.values()) != list(range(len(everything))):
-        raise ValueError('vocab and added tokens must use ids 0, 1, 2, ... once each')
+        raise ValueError(cli.message('hf.ids_once'))
     vocab = sorted(everything, key=everything.get)
     if not isinstance(pairs, list):
-        raise ValueError('"merges" must be a list')
+        raise ValueError(cli.message('hf.merges_list'))
     merges = []
     for pair in pairs:
         if isinstance(pair, str) and pair.count(' ') == 1:  # the older way to write one: "a b"
@@ -181,8 +181,7 @@ def read_model(model, added):
         if not (isinstance(pair, list) and len(pair) == 2 and all(isinstance(piece, str) for piece in pair)
                 and all(piece in ids for piece in pair)
                 and pair[0] + pair[1] in ids):
-            raise ValueError(f'merges[{len(merges)}] is {terminal.quoted(pair, 24)}: '
-                             'not two tokens making a third')
+            raise ValueError(cli.message('hf.merge', n=len(merges), pair=terminal.quoted(pair, 24)))
         merges.append([[ids[pair[0]], ids[pair[1]]], ids[pair[0] + pair[1]]])
     return vocab, merges, special
 
@@ -193,7 +192,7 @@ def read_pre_tokenizer(step):
         return 'char', None
     steps = step.get('pretokenizers') if isinstance(step, dict) and step.get('type') == 'Sequence' else [step]
     if not isinstance(steps, list) or not 1 <= len(steps) <= 2:
-        raise ValueError(f'no kind here has its pre-tokenizer ({type_of(step)})')
+        raise ValueError(cli.message('hf.pre_tokenizer', type=type_of(step)))
     pattern = None
     if len(steps) == 2 or not is_byte_level(steps[0]):
         pattern = split_pattern(steps[0])
@@ -201,11 +200,11 @@ def read_pre_tokenizer(step):
             return ('word', None) if pattern == 'word' else ('piece', pattern)
     level = steps[-1]
     if not is_byte_level(level) or level.get('add_prefix_space'):
-        raise ValueError('its ByteLevel adds a space in front (add_prefix_space)' if is_byte_level(level)
-                         else f'no kind here has its pre-tokenizer ({type_of(level)})')
+        raise ValueError(cli.message('hf.prefix_space') if is_byte_level(level)
+                         else cli.message('hf.pre_tokenizer', type=type_of(level)))
     if level.get('use_regex', True):
         if pattern is not None:
-            raise ValueError("its pre-tokenizer cuts twice: a Split, then ByteLevel's regex")
+            raise ValueError(cli.message('hf.cuts_twice'))
         pattern = 'gpt2'
     return 'byte', pattern
 
@@ -214,12 +213,12 @@ def split_pattern(step):
     """The pattern a Split pre-tokenizer cuts with: the name of one of ours, else its regular
     expression, when Python reads it (patterns.pattern_problem)."""
     if type_of(step) != 'Split':
-        raise ValueError(f'no kind here has its pre-tokenizer ({type_of(step)})')
+        raise ValueError(cli.message('hf.pre_tokenizer', type=type_of(step)))
     regex = step.get('pattern', {}).get('Regex') if isinstance(step.get('pattern'), dict) else None
     name = next((name for name in [*PIECE_PATTERNS, 'word'] if PATTERNS[name] == regex), regex)
     if not isinstance(name, str) or step.get('behavior') != 'Isolated' or step.get('invert') \
             or (name != 'word' and pattern_problem(name)):
-        raise ValueError(f'no kind here cuts with the pattern of its {type_of(step)}')
+        raise ValueError(cli.message('hf.split_pattern', type=type_of(step)))
     return name
 
 
@@ -236,6 +235,5 @@ def byte_kind(vocab, merges, special, pattern):
         if len(piece) == 1 and piece in BYTE_OF:
             byte_ids[BYTE_OF[piece]] = i
         elif i not in made:
-            raise ValueError(f'vocab holds {terminal.quoted(piece, 30)}, '
-                             'which is not a byte and no merge makes')
+            raise ValueError(cli.message('hf.not_byte', piece=terminal.quoted(piece, 30)))
     return ByteBPE(merges, special, byte_ids, pattern)
