@@ -50,7 +50,7 @@ def _ids(path, _stat):
 def read_split(folder, split):
     """The ids of folder's train.bin or val.bin (split 'train' or 'val'), checked against meta.json."""
     if split not in bins.SPLITS:
-        raise ValueError(f"split {split!r}: give 'train' or 'val'")
+        raise ValueError(cli.message('batches.split', split=terminal.clip(repr(split), 20)))
     path = Path(folder) / f'{split}.bin'
     try:
         stat = os.stat(path)

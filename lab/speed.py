@@ -94,7 +94,7 @@ def measure_ours(path, merges, part, jobs):
     ids, encode_s = seconds(fast.encode, tok, text, 1)  # one process: --jobs below
     peak = peak_mb()  # before the parallel run, whose processes are not counted here
     if tok.decode(ids) != text:
-        raise ValueError(f'{path}: the text does not come back from decode(encode(text))')
+        raise ValueError(cli.message('speed.not_back', path=path))
     figures = {'chars': len(text), 'merges': len(tok.merges), 'train': train_s, 'encode': encode_s,
                'peak': peak}
     asked, jobs = jobs is not None, jobs or cores()
@@ -107,7 +107,7 @@ def measure_ours(path, merges, part, jobs):
             figures['no_parallel'] = str(e)  # said by the parent, which prints what a child measured
             return figures
         if again != ids:
-            raise ValueError(f'{path}: --jobs {jobs} gave other ids')
+            raise ValueError(cli.message('speed.other_ids', path=path, jobs=jobs))
     return figures
 
 
@@ -124,7 +124,7 @@ def measure_kind(path, kind, merges):
     tok, train_s = seconds(kinds.KINDS[kind].train, text, merges)
     ids, encode_s = seconds(kinds.plain(tok), text)
     if tok.decode(ids) != text and tok.kind in ('byte', 'special'):  # the others may lose unknowns
-        raise ValueError(f'{path}: the text does not come back from the {kind} kind')
+        raise ValueError(cli.message('speed.not_back_kind', path=path, kind=kind))
     return {'bytes': len(text.encode('utf-8', 'surrogatepass')), 'ids': tok.vocab_size,
             'train': train_s, 'encode': encode_s, 'peak': peak_mb(), 'start': start}
 
@@ -189,7 +189,7 @@ def in_fresh_python(*args):
     # may stand before it
     answers = [line[line.index(ANSWER) + len(ANSWER):] for line in out.splitlines() if ANSWER in line]
     if not answers:
-        raise ValueError(f'a child of lab.speed gave no figures: {terminal.clip(out, 40)!r}')
+        raise ValueError(cli.message('speed.no_figures', out=repr(terminal.clip(out, 40))))
     return json.loads(answers[-1])
 
 
@@ -363,7 +363,7 @@ def measurable(files):
     try:
         paths = [path.resolve() for path in files]
     except (RuntimeError, OSError) as e:  # a symlink loop: RuntimeError before Python 3.13, OSError after
-        raise ValueError(f'cannot follow {e}: give a text file') from None
+        raise ValueError(cli.message('speed.cannot_follow', error=e)) from None
     sizes = {}
     for typed, path in zip(files, paths):
         try:

@@ -42,7 +42,7 @@ from operator import add, itemgetter
 
 from lab.contract import lessons
 from lab.fast.letters import fresh_characters, spare
-from lab.plumbing import terminal
+from lab.plumbing import cli, terminal
 
 # Units start at about LARGE characters; each line becomes a unit of its own once the best
 # pair occurs less than once in LINES_EVERY characters. Listing the pairs of every line
@@ -80,9 +80,8 @@ def learn(lines, base, count, tie='first', progress=None, least=2):
         return list(base.values()), []  # the base alone: no pairs to count
     used = set(base) | {'\n'}
     if spare(used) <= count:  # a spacer and a character for each new token: too few left
-        raise ValueError(f'the text uses {len(used):,} distinct characters, leaving {spare(used):,} '
-                         'code points free; lab.fast_bpe writes each new token as a free one: ask for '
-                         f'at most {max(spare(used) - 1, 0):,} merges')
+        raise ValueError(cli.message('training.no_code_points', used=f'{len(used):,}',
+                                     free=f'{spare(used):,}', most=f'{max(spare(used) - 1, 0):,}'))
     trainer = Trainer(lines, base, tie, least)
     while len(trainer.merges) < count:
         pair = trainer.choose()
@@ -366,9 +365,8 @@ class Trainer:
         gives such a merge the id the token has; a tokenizer here gives every merge an id of its
         own. It has not been seen on real text or in the fuzz tests, so it is said, not hidden."""
         if text in self.texts:
-            raise ValueError(f'merge {len(self.merges) + 1:,} makes {terminal.clip(repr(text), 30)}, already '
-                             'a token: the tokenizers library would give it that id, which no kind here '
-                             'can hold; ask for fewer merges')
+            raise ValueError(cli.message('training.made_again', n=f'{len(self.merges) + 1:,}',
+                                         piece=terminal.clip(repr(text), 30)))
         self.texts.add(text)
 
     def forget(self, lost):

@@ -78,17 +78,16 @@ def encode_with_specials(text, special_ids, index, encode_plain, allowed=(), dis
     if not isinstance(text, str):  # bytes or a list would be cut wrongly, or fail deep inside
         raise TypeError(f'encode takes a str, not {type(text).__name__}')
     if disallowed not in ('refuse', 'plain'):
-        raise ValueError("disallowed must be 'plain' or 'refuse'")
+        raise ValueError(cli.message('special.disallowed_value'))
     allowed = () if allowed is None else allowed
     if allowed == 'all':
         allowed = special_ids
     elif isinstance(allowed, str):  # allowed='<eos>' would be its characters, one by one
-        raise ValueError("allowed is a list of special strings, or 'all'")
+        raise ValueError(cli.message('special.allowed_value'))
     allowed = set(allowed)
     unknown = [name for name in allowed if name not in special_ids]  # allowed - keys() would read every key
     if unknown:
-        raise ValueError(f'allowed holds {terminal.quoted(sorted(unknown)[0], 30)}, '
-                         'which is no special string of this tokenizer')
+        raise ValueError(cli.message('special.allowed_unknown', name=terminal.quoted(sorted(unknown)[0], 30)))
     if disallowed == 'refuse' and len(allowed) < len(special_ids):
         refused = [(at, name) for at, name in find(text, index) if name not in allowed]
         if refused:

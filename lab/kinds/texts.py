@@ -8,7 +8,7 @@ documents its data is prepared from.
 """
 import json
 
-from lab.plumbing import cli
+from lab.plumbing import cli, reading
 
 HOW = ['paragraphs', 'lines', 'jsonl']  # what --documents takes
 
@@ -67,7 +67,8 @@ def json_document(line, number):
     try:
         value = json.loads(line)
     except ValueError as e:
-        raise ValueError(cli.message('texts.not_json', line=f'{number:,}', why=e.msg)) from None
+        why = cli.message(reading.JSON_SAYS.get(e.msg, 'json.other'))  # Python's words are a parser's
+        raise ValueError(cli.message('texts.not_json', line=f'{number:,}', why=why)) from None
     value = value.get('text') if isinstance(value, dict) else value
     if not isinstance(value, str):
         raise ValueError(cli.message('texts.no_text', line=f'{number:,}'))

@@ -7,6 +7,8 @@ import signal
 import sys
 import threading
 
+from lab.plumbing import cli
+
 
 @contextlib.contextmanager
 def clock_limit(seconds, error=TimeoutError):
@@ -40,7 +42,7 @@ def run_bounded(argv, cwd, seconds, kept=65536):
                                  stderr=subprocess.PIPE, start_new_session=True,
                                  env={**os.environ, 'XSLM_PARENT': str(os.getpid())})
     except OSError as e:  # no more processes allowed (ulimit -u), or no memory for one
-        raise ValueError(f'cannot start a process ({e.strerror})') from None
+        raise ValueError(cli.message('processes.cannot_start', why=e.strerror)) from None
     tails = {}
 
     def keep_end(name, stream):
@@ -55,7 +57,7 @@ def run_bounded(argv, cwd, seconds, kept=65536):
     try:
         child.wait(timeout=seconds)
     except subprocess.TimeoutExpired:
-        raise ValueError(f'a child process took over {seconds:,} s and was stopped') from None
+        raise ValueError(cli.message('processes.too_long', seconds=f'{seconds:,}')) from None
     finally:
         try:
             os.killpg(child.pid, signal.SIGKILL)

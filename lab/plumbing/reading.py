@@ -74,8 +74,8 @@ def _refuse_what_cannot_fit(path):
     memory = _memory_bytes()
     if memory and size * MEMORY_PER_TEXT_BYTE > memory:
         most = memory // MEMORY_PER_TEXT_BYTE // 2**20  # the labs need about that much for each byte
-        raise ValueError(f'{path} is {size / 2**20:,.0f} MiB, too large for {memory / 2**30:,.1f} GiB of '
-                         f'memory: give a part of it, at most {most:,} MiB')
+        raise ValueError(cli.message('reading.too_large_for_memory', path=path, size=f'{size / 2**20:,.0f}',
+                                     memory=f'{memory / 2**30:,.1f}', most=f'{most:,}'))
 
 
 def read_text(path, fix=A_TEXT_FILE, limit=None):

@@ -49,7 +49,7 @@ def check_output_path(path, kind, is_kind, inputs=(), force=False, fix='give --o
         os.close(fd)
         os.unlink(probe)
     except OSError as e:
-        raise ValueError(f'cannot write {shown_path} ({e.strerror})') from None
+        raise ValueError(cli.message('saving.cannot_write', path=shown_path, why=e.strerror)) from None
     return path
 
 
@@ -75,7 +75,8 @@ def save_together(files):
                 try:
                     os.replace(tmp, path)
                 except OSError as e:
-                    raise ValueError(f'cannot write {shown_path} ({e.strerror})') from None
+                    raise ValueError(cli.message('saving.cannot_write', path=shown_path,
+                                                 why=e.strerror)) from None
                 staged[n] = (None, *staged[n][1:])
     finally:
         for tmp, *_ in staged:
@@ -88,8 +89,7 @@ def save_together(files):
         except OSError:  # gone as soon as written: another program's doing too
             there = None
         if there is None or (there.st_dev, there.st_ino) != (ours.st_dev, ours.st_ino):
-            raise ValueError(f'{shown_path} was replaced by another program while this one saved it: '
-                             'run this again once that one is done')
+            raise ValueError(cli.message('saving.replaced', path=shown_path))
 
 
 @contextlib.contextmanager
@@ -129,7 +129,7 @@ def _staged_copy(data, path):
     try:
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f'.{path.name}.', suffix='.tmp')
     except OSError as e:
-        raise ValueError(f'cannot write {shown_path} ({e.strerror})') from None
+        raise ValueError(cli.message('saving.cannot_write', path=shown_path, why=e.strerror)) from None
     try:
         with os.fdopen(fd, 'wb') as f:
             f.write(data)
@@ -140,6 +140,6 @@ def _staged_copy(data, path):
     except BaseException as e:
         os.unlink(tmp)
         if isinstance(e, OSError):
-            raise ValueError(f'cannot write {shown_path} ({e.strerror})') from None
+            raise ValueError(cli.message('saving.cannot_write', path=shown_path, why=e.strerror)) from None
         raise
     return tmp, path, shown_path, ours
