@@ -405,6 +405,15 @@ class KoreanOutputTest(unittest.TestCase):
         self.assertEqual((code, english_sentences(err)), (1, []))
         self.assertIn('2번째 줄', err)
 
+    def test_a_text_too_short_to_hold_a_line_out_is_said_in_each_language(self):
+        root = copy_project(self)
+        (root / 'one.txt').write_text('one line only\n', encoding='utf-8')
+        for lang, said in [('ko', '두 줄'), ('en', 'two lines at least')]:
+            with self.subTest(lang):
+                code, _, err = run_inside(root, 'vocab_curve', 'one.txt', '--lang', lang)
+                self.assertEqual((code, err.count('\n')), (1, 1), err)
+                self.assertIn(said, err)
+
 
 # Korean without spaces, as some write it: a 'word' of 150 syllables, two columns each
 NO_SPACES = ''.join(chr(0xAC00 + (n * 7919) % 11172) for n in range(150))

@@ -289,6 +289,8 @@ def ending(error):
         return 1, [message('cli.memory')], False
     if isinstance(error, Said):
         return 1, error.lines, False
+    if isinstance(error, measures.TooFewLines):  # said below the catalogs, in English: here in the lab's
+        return 1, [message('measures.two_lines')], False
     tutor = locations.TUTOR
     if isinstance(error, ValueError) and str(error).endswith(f': {tutor}'):  # tokenizer.py's to mend:
         # the tutor on a line of its own

@@ -18,11 +18,19 @@ def first_difference(a, b):
     return next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
 
 
+class TooFewLines(ValueError):
+    """A text of one line, which cannot be split into a part to train on and one held out (a lab
+    says it in its language: cli.ending)."""
+
+    def __init__(self):
+        super().__init__('the text needs two lines at least: one to train on, one held out')
+
+
 def hold_out(text, rate):
     """(training part, held-out part): the last rate of the lines held out, at least one."""
     lines = lines_of(text)
     if len(lines) < 2:
-        raise ValueError('the text needs two lines at least: one to train on, one held out')
+        raise TooFewLines
     held = min(len(lines) - 1, max(1, round(len(lines) * rate)))
     return ''.join(line + '\n' for line in lines[:-held]), ''.join(line + '\n' for line in lines[-held:])
 
