@@ -191,7 +191,9 @@ class ShapeTest(unittest.TestCase):
         self.assertEqual(documents(text, 'jsonl'), (['Q: hi\n\nA: hello', 'second', 'third'],
                                                     'one JSON document a line'))
         for wrong, said in [('{"txt": "a"}\n', 'line 1 holds no text'),
-                            ('"a"\nnope\n', 'line 2 is not JSON')]:
+                            ('"a"\nnope\n', 'line 2 is not JSON'),
+                            ('"a"\n' + '1' * 5000 + '\n', 'line 2 is not JSON .a number of 5,000 digits'),
+                            ('"a"\n' + '[' * 100_000 + '\n', 'line 2 is not JSON .nested too deeply')]:
             with self.subTest(wrong), self.assertRaisesRegex(ValueError, said):
                 documents(wrong, 'jsonl')
 

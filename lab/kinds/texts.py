@@ -6,8 +6,6 @@ documents, just as none joins two lines in the lesson. documents() cuts a text t
 lab.prepare and lab.fast_bpe --documents cut it, so that a tokenizer is trained on the very
 documents its data is prepared from.
 """
-import json
-
 from lab.plumbing import cli, reading
 
 HOW = ['paragraphs', 'lines', 'jsonl']  # what --documents takes
@@ -65,9 +63,9 @@ def documents(text, how=None):
 def json_document(line, number):
     """The text of one line of JSON lines: a string, or an object's "text"; ValueError naming the line."""
     try:
-        value = json.loads(line)
-    except ValueError as e:
-        why = cli.message(reading.JSON_SAYS.get(e.msg, 'json.other'))  # Python's words are a parser's
+        value = reading.strict_json(line)  # a number of 5,000 digits or nesting too deep: said, too
+    except (RecursionError, ValueError) as e:
+        why = reading.json_problem(e)
         raise ValueError(cli.message('texts.not_json', line=f'{number:,}', why=why)) from None
     value = value.get('text') if isinstance(value, dict) else value
     if not isinstance(value, str):

@@ -140,18 +140,24 @@ def strict_json(text):
     return json.loads(text, object_pairs_hook=once, parse_int=whole, parse_constant=refuse)
 
 
+def json_problem(error):
+    """What is wrong with JSON that strict_json raised error on, in the lab's language: where Python's
+    json stopped and what that means (its own words are a parser's), or strict_json's own words."""
+    if isinstance(error, RecursionError):
+        return cli.message('reading.json_deep')
+    if isinstance(error, json.JSONDecodeError):
+        return cli.message('reading.json_at', line=error.lineno, column=error.colno,
+                           what=cli.message(JSON_SAYS.get(error.msg, 'json.other')))
+    return str(error)
+
+
 def read_json(path, fix, limit=locations.TOKENIZER_LIMIT):
     """The parsed JSON of a file; ValueError names the file and the fix when it is not sound JSON."""
     text = read_text(path, fix, limit)
     try:
         return strict_json(text)
-    except RecursionError:
-        why = cli.message('reading.json_deep')
-    except json.JSONDecodeError as e:  # where, and what it means: Python's words are a parser's
-        why = cli.message('reading.json_at', line=e.lineno, column=e.colno,
-                          what=cli.message(JSON_SAYS.get(e.msg, 'json.other')))
-    except ValueError as e:  # strict_json's own, said already
-        why = str(e)
+    except (RecursionError, ValueError) as e:
+        why = json_problem(e)
     raise ValueError(cli.message('reading.not_json', path=path, why=why, fix=cli.phrase(fix)))
 
 
