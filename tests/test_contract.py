@@ -6,13 +6,17 @@ BPE from it, and everything must work with a file that has nothing more.
 """
 import ast
 import json
+import os
 import shutil
+import subprocess
+import sys
 import unittest
 
 from lab.learner import errors
 from lab.plumbing import terminal
 from lab.plumbing.measures import has_lines
 from tests.project import (
+    ENGLISH,
     LABS,
     LESSON_FILES,
     ROOT,
@@ -163,6 +167,16 @@ class LearnerBugSeenFromALabTest(unittest.TestCase):
                 self.assertIn(f'lab.{lab}: hint: ', done.stderr)
                 self.assertIn('python3 -m lab.selfcheck', lines[-1])
                 self.assertEqual([line for line in lines if terminal.width(line) > 80], [])
+
+    def test_an_error_as_tokenizer_py_is_imported_is_said_in_the_locales_language(self):
+        # before the lab's parser is made: its excepthook reads the locale, as the parser would
+        self.typed_with('def merge(', 'def merg(')
+        korean = {**os.environ, **ENGLISH, 'LANG': 'ko_KR.UTF-8'}
+        done = subprocess.run([sys.executable, '-m', 'lab.merge_order'], cwd=self.root, env=korean,
+                              capture_output=True, text=True, encoding='utf-8', timeout=60)
+        self.assertEqual(done.returncode, 1, done.stderr)
+        self.assertNotIn('Traceback', done.stderr)
+        self.assertIn('merge의 정의가 없습니다', done.stderr)
 
     def test_the_trace_lab_runs_on_a_file_typed_up_to_train_as_the_lessons_does(self):
         typed = self.lesson[:self.lesson.index('    def encode')]  # parts 0 to 3: no encode yet

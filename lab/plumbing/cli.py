@@ -318,7 +318,9 @@ def say(code, lines, stdout_gone=False, name=None):
 def _uncaught(name, kind, error, traceback_):
     """sys.excepthook while the lab called name runs: what happens before its main does
     (tokenizer.py, as it is imported, printing into a closed pipe, or raising) ends as anything
-    in main does."""
+    in main does, in the language the lab would speak (its parser is not made yet)."""
+    if not _SPOKEN:
+        speak(catalogs.language(sys.argv[1:], os.environ))
     ended = ending(error)
     if ended is None:
         sys.__excepthook__(kind, error, traceback_)
