@@ -174,7 +174,7 @@ def measure_lesson(path, merges):
 
 def in_fresh_python(*args):
     """Run this lab with args in a fresh Python: its figures, as a dict."""
-    argv = [sys.executable, '-m', 'lab.speed', *map(str, args)]
+    argv = [sys.executable, '-m', 'lab.speed', *map(str, args), '--lang', cli.language()]  # it speaks ours
     code, out, err = processes.run_bounded(argv, locations.ROOT,
                                         CHILD_SECONDS)
     if code:  # the child's own message, said once: each of its lines, a wrapped one joined again
@@ -387,7 +387,7 @@ def measure(path, args, theirs_version):
         r['theirs'] = in_fresh_python('--child', 'theirs', path, 1, '--merges', args.merges)
         r['course theirs'] = in_fresh_python('--child', 'course-theirs', path, 1)
     if 'no_parallel' in r['ours'][-1]:
-        print(terminal.fill(f"lab.speed: {r['ours'][-1]['no_parallel']}; measured in one process only",
+        print(terminal.fill(cli.message('speed.one_process', why=r['ours'][-1]['no_parallel']),
                             '', '  '), file=sys.stderr)
     return r
 

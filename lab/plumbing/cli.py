@@ -111,7 +111,7 @@ def speak(lang):
         lang, words = 'en', catalogs.catalog('en')
     argparse._ = lambda text: words.get(f'argparse.{text}', text)
     argparse.ngettext = lambda one, many, n: argparse._(one if n == 1 else many)
-    _SPOKEN['words'] = words
+    _SPOKEN.update(words=words, lang=lang)
     return lang, words
 
 
@@ -122,6 +122,12 @@ def phrase(text):
     """An English phrase of the library's (how documents were cut, say) in the lab's language,
     where the catalogs have it as 'phrase.TEXT'; else as it is."""
     return (_SPOKEN.get('words') or {}).get(f'phrase.{text}', text)
+
+
+def language():
+    """The language the running lab speaks ('en' before its parser is made): what its child
+    processes are told with --lang."""
+    return _SPOKEN.get('lang', 'en')
 
 
 def _words():
