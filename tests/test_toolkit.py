@@ -405,6 +405,11 @@ class KoreanOutputTest(unittest.TestCase):
         self.assertEqual((code, english_sentences(err)), (1, []))
         self.assertIn('2번째 줄', err)
 
+    def test_what_a_child_of_lab_speed_says_is_in_the_language_of_its_parent(self):
+        code, _, err = run_inside(copy_project(self), 'speed', 'nope.txt', '--lang', 'ko')  # read in a child
+        self.assertEqual(code, 1, err)
+        self.assertIn('파일이 없습니다', err)
+
     def test_a_text_too_short_to_hold_a_line_out_is_said_in_each_language(self):
         root = copy_project(self)
         (root / 'one.txt').write_text('one line only\n', encoding='utf-8')
