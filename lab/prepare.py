@@ -173,7 +173,7 @@ def prepare(tok, text, out, block_size, jobs=None, name='the text', how=None, va
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as e:  # a folder check_new_folder could not foresee (/proc, a full disk)
-        raise ValueError(cli.message('prepare.cannot_make', folder=out, parent=e.strerror)) from None
+        raise ValueError(cli.message('prepare.cannot_make', folder=out, why=cli.os_error(e))) from None
     meta = json.dumps(meta_of(tok, dtype, end, blobs), indent=2) + '\n'
     saving.save_together([*((blob, out / file) for file, blob in blobs.items()), (meta, out / 'meta.json')])
     return {'docs': len(docs), 'how': how, 'train': train, 'val': val, 'train_docs': cut, 'dtype': dtype,

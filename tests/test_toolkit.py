@@ -6,6 +6,7 @@ training file full of escape sequences: the same behaviour in every lab.
 """
 import ast
 import concurrent.futures
+import errno
 import contextlib
 import importlib
 import io
@@ -404,6 +405,15 @@ class KoreanOutputTest(unittest.TestCase):
         code, _, err = run_inside(root, 'fast_bpe', 'docs.jsonl', '--documents', 'jsonl', '--lang', 'ko')
         self.assertEqual((code, english_sentences(err)), (1, []))
         self.assertIn('2번째 줄', err)
+
+    @unittest.skipUnless(os.path.isdir('/proc/self'), 'needs /proc, where no file can be made')
+    def test_why_the_system_refused_a_file_is_said_in_the_labs_language(self):
+        code, _, err = run_inside(copy_project(self), 'fast_bpe', '--out', '/proc/x', '--lang', 'ko')
+        self.assertEqual(code, 1, err)
+        self.assertIn('그런 파일이나 폴더가 없음', err)  # the system's ENOENT
+        self.assertEqual(english_sentences(err), [])
+        unknown = OSError(errno.ELOOP, 'Too many levels of symbolic links')
+        self.assertEqual(cli.os_error(unknown), 'Too many levels of symbolic links')  # the system's own
 
     def test_what_a_child_of_lab_speed_says_is_in_the_language_of_its_parent(self):
         code, _, err = run_inside(copy_project(self), 'speed', 'nope.txt', '--lang', 'ko')  # read in a child

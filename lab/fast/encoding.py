@@ -112,7 +112,7 @@ def in_processes(start, state, work, blocks, jobs):
     except BrokenProcessPool:
         raise ValueError(cli.message('encoding.died', jobs=jobs)) from None
     except OSError as e:  # no more processes allowed (ulimit -u), no memory, no /dev/shm to share
-        raise NoProcesses(cli.message('encoding.no_processes', jobs=jobs, why=e.strerror)) from None
+        raise NoProcesses(cli.message('encoding.no_processes', jobs=jobs, why=cli.os_error(e))) from None
 
 
 class NoProcesses(ValueError):

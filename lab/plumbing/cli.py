@@ -130,6 +130,20 @@ def language():
     return _SPOKEN.get('lang', 'en')
 
 
+# the OSErrors a lab meets, by errno: said from the catalogs (the C library speaks its own locale)
+OS_ERRORS = {errno.ENOENT: 'os.ENOENT', errno.EACCES: 'os.EACCES', errno.EPERM: 'os.EPERM',
+             errno.EROFS: 'os.EROFS', errno.ENOTDIR: 'os.ENOTDIR', errno.EISDIR: 'os.EISDIR',
+             errno.ENOSPC: 'os.ENOSPC', errno.EEXIST: 'os.EEXIST', errno.EAGAIN: 'os.EAGAIN',
+             errno.ENOMEM: 'os.ENOMEM', errno.EIO: 'os.EIO', errno.ENAMETOOLONG: 'os.ENAMETOOLONG'}
+
+
+def os_error(error):
+    """Why an OSError happened, in the lab's language (the C library's words for one the catalogs
+    do not have)."""
+    key = OS_ERRORS.get(getattr(error, 'errno', None))
+    return message(key) if key else (getattr(error, 'strerror', None) or str(error))
+
+
 def _words():
     """The catalog the running lab speaks from, or None before its parser is made."""
     return _SPOKEN.get('words')
@@ -290,7 +304,7 @@ def ending(error):
     if said:  # what, where, and the tutor; no traceback
         return 1, said, False
     if isinstance(error, OSError) and error.errno in (errno.ENOSPC, errno.EIO):  # stdout: files say theirs
-        return 1, [message('cli.cannot_write', why=error.strerror)], True
+        return 1, [message('cli.cannot_write', why=os_error(error))], True
     if isinstance(error, MemoryError):  # before any file is written: each is saved whole, at the end
         return 1, [message('cli.memory')], False
     if isinstance(error, Said):

@@ -42,7 +42,7 @@ def run_bounded(argv, cwd, seconds, kept=65536):
                                  stderr=subprocess.PIPE, start_new_session=True,
                                  env={**os.environ, 'XSLM_PARENT': str(os.getpid())})
     except OSError as e:  # no more processes allowed (ulimit -u), or no memory for one
-        raise ValueError(cli.message('processes.cannot_start', why=e.strerror)) from None
+        raise ValueError(cli.message('processes.cannot_start', why=cli.os_error(e))) from None
     tails = {}
 
     def keep_end(name, stream):

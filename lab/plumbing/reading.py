@@ -29,7 +29,7 @@ def read_bytes(path, fix, limit=None):
     except FileNotFoundError:
         raise ValueError(say('reading.missing', path=path, fix=fix)) from None
     except OSError as e:
-        raise ValueError(say('reading.cannot', path=path, why=e.strerror, fix=fix)) from None
+        raise ValueError(say('reading.cannot', path=path, why=cli.os_error(e), fix=fix)) from None
     if limit is not None and len(data) > limit:
         raise ValueError(say('reading.too_large', path=path, limit=f'{limit:,}', fix=fix))
     return data

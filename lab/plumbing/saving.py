@@ -49,7 +49,7 @@ def check_output_path(path, kind, is_kind, inputs=(), force=False, fix='give --o
         os.close(fd)
         os.unlink(probe)
     except OSError as e:
-        raise ValueError(cli.message('saving.cannot_write', path=shown_path, why=e.strerror)) from None
+        raise ValueError(cli.message('saving.cannot_write', path=shown_path, why=cli.os_error(e))) from None
     return path
 
 
@@ -76,7 +76,7 @@ def save_together(files):
                     os.replace(tmp, path)
                 except OSError as e:
                     raise ValueError(cli.message('saving.cannot_write', path=shown_path,
-                                                 why=e.strerror)) from None
+                                                 why=cli.os_error(e))) from None
                 staged[n] = (None, *staged[n][1:])
     finally:
         for tmp, *_ in staged:
@@ -129,7 +129,7 @@ def _staged_copy(data, path):
     try:
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f'.{path.name}.', suffix='.tmp')
     except OSError as e:
-        raise ValueError(cli.message('saving.cannot_write', path=shown_path, why=e.strerror)) from None
+        raise ValueError(cli.message('saving.cannot_write', path=shown_path, why=cli.os_error(e))) from None
     try:
         with os.fdopen(fd, 'wb') as f:
             f.write(data)
@@ -140,6 +140,7 @@ def _staged_copy(data, path):
     except BaseException as e:
         os.unlink(tmp)
         if isinstance(e, OSError):
-            raise ValueError(cli.message('saving.cannot_write', path=shown_path, why=e.strerror)) from None
+            why = cli.os_error(e)
+            raise ValueError(cli.message('saving.cannot_write', path=shown_path, why=why)) from None
         raise
     return tmp, path, shown_path, ours
