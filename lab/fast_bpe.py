@@ -154,8 +154,9 @@ def describe(tok):
 def main():
     args = arguments()
     args.out = args.out or kinds.default_path(args.kind)
-    saving.check_output_path(args.out, f'{args.kind} tokenizer', functools.partial(kinds.is_tokenizer_file,
-                             kind=args.kind), inputs=[args.file, locations.SETTINGS], force=args.force)
+    is_kind = functools.partial(kinds.is_tokenizer_file, kind=args.kind)
+    saving.check_output_path(args.out, cli.message('kinds.named', kind=args.kind), is_kind,
+                             inputs=[args.file, locations.SETTINGS], force=args.force)
     text = reading.read_text(args.file, 'give a UTF-8 text file')
     cli.say_if_read_otherwise(args.file)
     cli.say_if_not_nfc(text, args.file)

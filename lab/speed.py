@@ -309,7 +309,8 @@ def stdlib_texts():
 def make_corpus(path, force=False):
     """Python's standard library source, file after file, up to CORPUS_SIZE characters."""
     # a corpus written before may be replaced, any other file (data/mixed.txt, say) only with --force
-    saving.check_output_path(path, 'corpus written by --make-corpus', made_by_make_corpus, force=force)
+    saving.check_output_path(path, 'corpus written by --make-corpus', made_by_make_corpus, force=force,
+                             fix='give --make-corpus another file name')
     parts, size = [], 0
     for text in stdlib_texts():
         parts.append(text)

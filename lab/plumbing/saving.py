@@ -41,7 +41,7 @@ def check_output_path(path, kind, is_kind, inputs=(), force=False, fix='give --o
             if os.path.exists(source) and os.path.samefile(path, source):
                 raise ValueError(say('saving.an_input', path=shown_path, fix=fix))
         if not force and not is_kind(path):
-            raise ValueError(say('saving.other_kind', path=shown_path, kind=kind))
+            raise ValueError(say('saving.other_kind', path=shown_path, kind=cli.phrase(kind)))
     if not path.parent.is_dir():
         raise ValueError(say('saving.no_folder', path=shown_path, folder=path.parent))
     try:  # the one sure way to know a folder is writable (root ignores the permission bits)
