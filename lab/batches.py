@@ -110,7 +110,7 @@ def arguments():
                         help='tokens in each window (default: %(default)s)')
     parser.add_argument('--batch-size', type=cli.positive, default=4, metavar='N',
                         help='windows in the batch (default: %(default)s)')
-    parser.add_argument('--seed', type=int, default=bins.WINDOW_SEED, metavar='N',
+    parser.add_argument('--seed', type=cli.integer, default=bins.WINDOW_SEED, metavar='N',
                         help="the windows' starts (default: %(default)s, nanoGPT's)")
     parser.add_argument('--marker', default=MARKER, metavar='TEXT',
                         help="what starts an answer's line, for the loss mask (default: 'A: ')")

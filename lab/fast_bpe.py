@@ -94,8 +94,8 @@ def arguments():
     args = parser.parse_args()
     for option, kinds_that_take in TAKES.items():
         if getattr(args, option) is not None and args.kind not in kinds_that_take:
-            parser.error(cli.message('fast_bpe.option_for', option=option, kinds=" or ".join(kinds_that_take),
-                                     kind=args.kind))
+            kinds_said = cli.message('cli.or').join(kinds_that_take)
+            parser.error(cli.message('fast_bpe.option_for', option=option, kinds=kinds_said, kind=args.kind))
     for name in args.special or []:
         if os.path.exists(name):  # --special NAME ... takes all that follows: FILE was meant
             parser.error(cli.message('fast_bpe.special_file', name=terminal.quoted(name, 30)))

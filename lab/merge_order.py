@@ -61,7 +61,7 @@ def main():
     parser = cli.parser(__doc__)
     cli.add_file(parser, 'the text to encode')
     cli.add_tokenizer(parser, 'a saved tokenizer')
-    parser.add_argument('--seed', type=int, default=0, metavar='N',
+    parser.add_argument('--seed', type=cli.integer, default=0, metavar='N',
                         help='seed of the shuffle (default: %(default)s)')
     args = parser.parse_args()
     tok = kinds.load_lesson(args.tokenizer, BPE)  # first: a missing file is one line, and nothing before it

@@ -112,7 +112,7 @@ def arguments():
                         help='windows in the batch (default: %(default)s)')
     parser.add_argument('--val-share', type=cli.share, default=VAL_SHARE, metavar='RATE',
                         help='the share of the tokens for val.bin (default: %(default)s)')
-    parser.add_argument('--seed', type=int, metavar='N',
+    parser.add_argument('--seed', type=cli.integer, metavar='N',
                         help=f'shuffle the documents with this seed before the split, and draw the '
                              f'windows with it (default: no shuffle, the last documents to val.bin; '
                              f'windows seeded {bins.WINDOW_SEED})')

@@ -205,6 +205,14 @@ def whole_number(text):
     return int(text)
 
 
+def integer(text):
+    """An argparse type: a whole number, negative too (a seed)."""
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(message('cli.not_integer', text=terminal.quoted(text, 20))) from None
+
+
 def positive(text):
     """An argparse type: a whole number >= 1."""
     if not text.isdigit() or int(text) < 1:
