@@ -33,6 +33,11 @@ def load(lang):
             if isinstance(value, str) or isinstance(value, list) and all(isinstance(v, str) for v in value)}
 
 
+def code_of(name):
+    """The language code a locale name or a --lang value holds: ko_KR.UTF-8, KO and ko-KR are ko."""
+    return name.split('.')[0].split('@')[0].replace('-', '_').split('_')[0].lower()
+
+
 def language(argv, environ):
     """The language to speak: the last --lang given, else the first language of the locale there
     are words for, read as gettext reads it (LANGUAGE, a list such as fr:ko, then LC_ALL,
@@ -43,14 +48,13 @@ def language(argv, environ):
             chosen = arg.split('=', 1)[1]
         elif arg == '--lang' and n + 1 < len(argv):
             chosen = argv[n + 1]
-    if chosen in known:
-        return chosen  # one there are no words for: the locale's, to say so in
+    if chosen is not None and code_of(chosen) in known:
+        return code_of(chosen)  # one there are no words for: the locale's, to say so in
     for name in ['LANGUAGE', 'LC_ALL', 'LC_MESSAGES', 'LANG']:
         if environ.get(name):
             for item in environ[name].split(':'):
-                code = item.split('.')[0].split('@')[0].split('_')[0]  # ko_KR.UTF-8 -> ko
-                if code in known:
-                    return code
+                if code_of(item) in known:
+                    return code_of(item)
             if name != 'LANGUAGE':
                 return 'en'  # the locale is set, to a language with no words here
     return 'en'
