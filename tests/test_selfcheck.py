@@ -748,8 +748,8 @@ class LanguageTest(unittest.TestCase):
                 ({'LANGUAGE': 'fr:ko'}, [], 'ko'), ({'LANGUAGE': 'kok_IN'}, [], 'en'),
                 ({'LANG': 'kok_IN.UTF-8'}, [], 'en'), ({'LANG': korean}, ['--lang', 'en'], 'en'),
                 ({'LANG': 'C'}, ['--lang=ko'], 'ko'), ({}, ['--lang=ko', '--lang=en'], 'en'), ({}, [], 'en'),
-                ({}, ['--lang', 'KO'], 'ko'), ({}, ['--lang', 'ko_KR.UTF-8'], 'ko'), ({}, ['--lang', 'ko-KR'], 'ko'),
-                ({'LANG': 'KO_KR.UTF-8'}, [], 'ko')]:
+                ({}, ['--lang', 'KO'], 'ko'), ({}, ['--lang', 'ko_KR.UTF-8'], 'ko'),
+                ({}, ['--lang', 'ko-KR'], 'ko'), ({'LANG': 'KO_KR.UTF-8'}, [], 'ko')]:
             with self.subTest(env=env, args=args):
                 self.assertEqual(catalogs.language(args, env), language)
 
