@@ -121,8 +121,9 @@ def from_hf(data):
     cut = read_pre_tokenizer(data.get('pre_tokenizer'))
     decoder = 'ByteLevel' if cut[0] == 'byte' else 'Fuse'  # what gives back the text as a kind here does
     if type_of(data.get('decoder')) != decoder:  # no decoder: tokenizers joins tokens with spaces
-        has = type_of(data.get('decoder')) if data.get('decoder') else 'none'
-        raise ValueError(cli.message('hf.decoder', has=has, want=decoder))
+        if not data.get('decoder'):
+            raise ValueError(cli.message('hf.no_decoder', want=decoder))
+        raise ValueError(cli.message('hf.decoder', has=type_of(data['decoder']), want=decoder))
     if cut[0] == 'byte':
         if model.get('unk_token') is not None:
             raise ValueError(cli.message('hf.byte_unk'))
