@@ -166,6 +166,18 @@ def run(root, *args, cwd=None, env=None, stdin=None, timeout=120):
                           capture_output=True, text=True, encoding='utf-8', timeout=timeout)
 
 
+def messages(err):
+    """The messages a lab wrote to stderr, each as one line: a message is wrapped at 80 columns,
+    the lines after its first indented."""
+    said = []
+    for line in err.splitlines():
+        if line.startswith('  ') and said:
+            said[-1] += ' ' + line.strip()
+        else:
+            said.append(line)
+    return said
+
+
 def another_hash_seed():
     """A PYTHONHASHSEED under which a child hashes str otherwise than this process does."""
     return '1' if os.environ.get('PYTHONHASHSEED') == '0' else '0'

@@ -17,7 +17,7 @@ from lab.kinds.patterns import PATTERNS, PIECE_PATTERNS, compiled
 from lab.learner import catalogs
 from lab.plumbing import cli
 from lab.plumbing.terminal import width
-from tests.project import MIXED, TEXT, copy_project, inside, trained
+from tests.project import MIXED, TEXT, copy_project, inside, messages, trained
 from tests.test_fuzz import fuzz_texts
 
 try:
@@ -150,7 +150,7 @@ class ExportTest(unittest.TestCase):
         (root / 'data' / 'tokenizer.json').write_text(json.dumps(TWICE), encoding='utf-8')
         done = inside(root, 'export_hf')
         self.assertEqual(done.returncode, 1)
-        self.assertEqual(done.stderr.count('\n'), 1, done.stderr)
+        self.assertEqual(len(messages(done.stderr)), 1, done.stderr)
         self.assertFalse((root / 'data' / 'tokenizer.hf.json').exists())
 
     def test_import_command_saves_a_kind_every_lab_loads_or_one_line_and_no_file(self):
@@ -162,7 +162,7 @@ class ExportTest(unittest.TestCase):
         self.assertEqual(kinds.load(root / 'ours.json').state(), tok.state())
         (root / 'wp.json').write_text(json.dumps({'model': {'type': 'WordPiece'}}), encoding='utf-8')
         done = inside(root, 'import_hf', 'wp.json', '--out', 'wp-ours.json')
-        self.assertEqual((done.returncode, done.stderr.count('\n')), (1, 1), done.stderr)
+        self.assertEqual((done.returncode, len(messages(done.stderr))), (1, 1), done.stderr)
         self.assertIn('"type": "BPE"', done.stderr)
         self.assertFalse((root / 'wp-ours.json').exists())
 

@@ -28,6 +28,7 @@ from tests.project import (
     as_a_terminal_starts_it,
     copy_project,
     inside,
+    messages,
     run,
     skip_unless_processes_start,
     still_alive,
@@ -396,7 +397,7 @@ class CommandLineTest(unittest.TestCase):
     def test_a_missing_data_file_is_one_line(self):
         done = inside(copy_project(self), 'fast_bpe', 'nope.txt')
         self.assertEqual(done.returncode, 1)
-        self.assertEqual(done.stderr.count('\n'), 1, done.stderr)
+        self.assertEqual(len(messages(done.stderr)), 1, done.stderr)
         self.assertIn('nope.txt', done.stderr)
 
     def test_negative_merges_is_a_usage_error(self):

@@ -15,7 +15,7 @@ from unittest import mock
 
 from lab import kinds
 from lab.plumbing import bins, cli, locations, reading, saving
-from tests.project import LESSON_MODULE, TEXT, copy_project, inside, kill_while_writing, trained
+from tests.project import LESSON_MODULE, TEXT, copy_project, inside, kill_while_writing, messages, trained
 
 BPE = LESSON_MODULE.BPE  # the lesson's own, which the library is held to
 
@@ -259,7 +259,7 @@ class CommandLineOutTest(unittest.TestCase):
         before = untouched.read_bytes()
         done = inside(self.root, args[0].removeprefix('lab.'), *args[1:])
         self.assertEqual(done.returncode, 1, done.stdout)
-        self.assertEqual(done.stderr.count('\n'), 1, done.stderr)
+        self.assertEqual(len(messages(done.stderr)), 1, done.stderr)
         self.assertIn(words, done.stderr)
         self.assertEqual(untouched.read_bytes(), before)
 

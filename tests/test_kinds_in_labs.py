@@ -8,7 +8,7 @@ import unittest
 from lab import audit, kinds
 from lab.kinds import KINDS, ByteBPE, CharBPE, SpecialBPE
 from lab.plumbing import measures, terminal
-from tests.project import LESSON_MODULE, MIXED, TEXT, copy_project, run_inside
+from tests.project import LESSON_MODULE, MIXED, TEXT, copy_project, messages, run_inside
 
 BPE = LESSON_MODULE.BPE  # the lesson's own, which the library is held to
 
@@ -22,7 +22,7 @@ LESSON_ONLY = ['merge_order']  # and lab.unknown, perhaps typed by a learner: ki
 
 def one_line(test, code, out, err):
     """A refusal as the toolkit makes it: exit 1, one line on stderr, no traceback."""
-    test.assertEqual((code, err.count('\n')), (1, 1), err)
+    test.assertEqual((code, len(messages(err))), (1, 1), err)
     test.assertNotIn('Traceback', err)
 
 
@@ -75,8 +75,8 @@ class TrainAnyKindTest(unittest.TestCase):
     def test_a_tokenizer_of_another_kind_is_replaced_only_with_force(self):
         self.assertEqual(self.train('--kind', 'word', '--merges', '5', out='other.json')[0], 0)
         code, out, err = self.train('--kind', 'piece', '--merges', '5', out='other.json')
-        self.assertEqual((code, err), (1, 'lab.fast_bpe: other.json exists and is not a piece tokenizer: '
-                                          'use --force to replace it\n'))
+        self.assertEqual((code, messages(err)), (1, ['lab.fast_bpe: other.json exists and is not a piece '
+                                                     'tokenizer: use --force to replace it']))
         self.assertEqual(kinds.load(self.root / 'other.json').kind, 'word')
         self.assertEqual(self.train('--kind', 'piece', '--merges', '5', '--force', out='other.json')[0], 0)
         self.assertEqual(kinds.load(self.root / 'other.json').kind, 'piece')
@@ -217,7 +217,7 @@ class NotNFCTest(unittest.TestCase):
             with self.subTest(lab):
                 code, out, err = run_inside(root, lab, 'nfd.txt', *args)
                 self.assertEqual(code, 0, err)
-                self.assertEqual(err.count('\n'), 1, err)
+                self.assertEqual(len(messages(err)), 1, err)
                 self.assertIn(': 149 characters are not in NFC: python3 -m lab.normalize nfd.txt\n', err)
         self.assertIn('\u1112', kinds.load(root / 'w.json').vocab)  # the first jamo of 한, as it was
 

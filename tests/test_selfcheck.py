@@ -33,6 +33,7 @@ from tests.project import (
     as_a_terminal_starts_it,
     copy_project,
     inside,
+    messages,
     run_inside,
     started,
     still_alive,
@@ -628,7 +629,7 @@ class CommandLineTest(unittest.TestCase):
                            ('cp949.py', 'UTF-8이 아닙니다 (1번째 줄)'), ('data', '폴더입니다')]:
             with self.subTest(name):
                 done = inside(self.root, 'selfcheck', name, '--lang', 'ko')  # no child: nothing to run
-                self.assertEqual((done.returncode, done.stderr.count('\n')), (1, 1), done.stderr)
+                self.assertEqual((done.returncode, len(messages(done.stderr))), (1, 1), done.stderr)
                 self.assertIn(said, done.stderr)
                 self.assertEqual(wider_than_80(done.stderr), [])
 
@@ -811,7 +812,7 @@ class CatalogTest(unittest.TestCase):
         (locale / 'en.json').write_text('{"heading": ', encoding='utf-8')
         with mock.patch.object(catalogs, 'LOCALE', locale):
             code, out, err = run_inside(ROOT, 'selfcheck')
-        self.assertEqual((code, err.count('\n')), (1, 1), err)
+        self.assertEqual((code, len(messages(err))), (1, 1), err)
         self.assertIn('en.json', err)
 
     def locale_copy(self):

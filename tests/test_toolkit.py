@@ -6,8 +6,8 @@ training file full of escape sequences: the same behaviour in every lab.
 """
 import ast
 import concurrent.futures
-import errno
 import contextlib
+import errno
 import importlib
 import io
 import os
@@ -33,6 +33,7 @@ from tests.project import (
     copy_project,
     english_sentences,
     lab_files,
+    messages,
     run_inside,
     trained,
 )
@@ -217,7 +218,7 @@ class EveryLabTest(unittest.TestCase):
                 code, out, err = run_inside(self.root, name, 'bom.txt')
                 self.assertEqual(code, 1)
                 self.assertRegex(err, rf'^lab\.{name}: (.*/)?bom\.txt is empty: ')  # speed names it whole
-                self.assertEqual(err.count('\n'), 1, err)
+                self.assertEqual(len(messages(err)), 1, err)
                 self.assertEqual((self.root / 'data' / 'tokenizer.json').read_bytes(), saved)
 
     def test_a_text_larger_than_the_memory_can_hold_is_refused_before_it_is_read(self):
@@ -230,7 +231,7 @@ class EveryLabTest(unittest.TestCase):
                 code, out, err = run_inside(self.root, name, 'huge.txt')
                 self.assertEqual(code, 1)
                 self.assertIn('huge.txt is 1,048,576 MiB', err)
-                self.assertEqual(err.count('\n'), 1, err)
+                self.assertEqual(len(messages(err)), 1, err)
                 self.assertLess(time.monotonic() - started, 10)
 
     def test_memory_run_out_all_the_same_is_one_line_and_no_file(self):
@@ -426,7 +427,7 @@ class KoreanOutputTest(unittest.TestCase):
         for lang, said in [('ko', '두 줄'), ('en', 'two lines at least')]:
             with self.subTest(lang):
                 code, _, err = run_inside(root, 'vocab_curve', 'one.txt', '--lang', lang)
-                self.assertEqual((code, err.count('\n')), (1, 1), err)
+                self.assertEqual((code, len(messages(err))), (1, 1), err)
                 self.assertIn(said, err)
 
 

@@ -328,18 +328,16 @@ def ending(error):
 
 def say(code, lines, stdout_gone=False, name=None):
     """Write lines to stderr, each escaped, after the lab's name; returns code, the exit status.
-    A message of several lines (a learner's error) is wrapped at 80 columns; a one-line message
-    stays one line. When stdout is gone (a closed pipe, a full disk), it is pointed at nothing,
-    so that Python's last flush is quiet."""
+    Each message is wrapped at 80 columns (Hangul two each), the lines after its first indented:
+    a long path or a Korean sentence stays on the screen. When stdout is gone (a closed pipe, a
+    full disk), it is pointed at nothing, so that Python's last flush is quiet."""
     if stdout_gone:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     if sys.stderr:
         terminal.status()  # a line of long work is cleared first: the message starts a line of its own
         name = name or _lab_name()
         for line in lines:
-            text = terminal.shown(str(line))
-            said = terminal.fill(text, f'{name}: ', '  ') if len(lines) > 1 else f'{name}: {text}'
-            print(said, file=sys.stderr)
+            print(terminal.fill(terminal.shown(str(line)), f'{name}: ', '  '), file=sys.stderr)
     return code
 
 
