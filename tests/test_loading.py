@@ -8,6 +8,7 @@ from lab import kinds
 from lab.contract.checks import problem_with
 from lab.kinds import load_lesson as load
 from lab.kinds.hf import from_hf
+from lab.plumbing.terminal import width
 from tests.project import LESSON_MODULE, TEXT, copy_project, english_sentences, inside, trained
 
 BPE = LESSON_MODULE.BPE  # the lesson's own, which the library is held to
@@ -225,6 +226,7 @@ class CheckLabTest(unittest.TestCase):
                 self.assertEqual(done.returncode, 1, done.stdout)
                 self.assertRegex(done.stderr, '[가-힣]')
                 self.assertEqual(english_sentences(done.stderr), [])
+                self.assertEqual([line for line in done.stderr.splitlines() if width(line) > 80], [])
 
     def test_every_value_a_file_gives_is_quoted_clipped_in_the_line_that_refuses_it(self):
         huge = 'x' * 2**20
