@@ -160,7 +160,8 @@ def run(root, *args, cwd=None, env=None, stdin=None, timeout=120):
     lab = next((arg[4:] for arg in args if arg.startswith('lab.')), None)
     if lab and f'lab/{lab}.py' in LESSON_LABS:
         gate.skip_unless_holds(7, Path(root) / 'lab' / f'{lab}.py')
-    environment = {**os.environ, 'PYTHONIOENCODING': 'utf-8', **(env or {})}
+    # the locale English unless env says otherwise: a test of another language asks for it
+    environment = {**os.environ, 'PYTHONIOENCODING': 'utf-8', **ENGLISH, **(env or {})}
     environment.pop('NO_COLOR', None)
     return subprocess.run([sys.executable, *args], cwd=cwd or root, env=environment, input=stdin,
                           capture_output=True, text=True, encoding='utf-8', timeout=timeout)

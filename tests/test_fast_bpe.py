@@ -20,8 +20,10 @@ from unittest import mock
 from lab import fast, fast_bpe, kinds
 from lab.fast import encoding, letters, training
 from lab.kinds import CharBPE
+from lab.plumbing import cli
 from lab.plumbing.measures import has_lines
 from tests.project import (
+    ENGLISH,
     LESSON_MODULE,
     ROOT,
     TEXT,
@@ -366,7 +368,8 @@ class CommandLineTest(unittest.TestCase):
         out = io.StringIO()
         argv = ['fast_bpe', str(root / 'data' / 'mixed.txt'), '--merges', '5', '--out', str(root / 't.json')]
         with mock.patch.object(fast_bpe, 'CHECKED', 100), mock.patch.object(sys, 'argv', argv), \
-                mock.patch('sys.stdout', out):
+                mock.patch('sys.stdout', out), mock.patch.dict(os.environ, ENGLISH), \
+                mock.patch.dict(cli._SPOKEN, clear=True):  # the language its parser chooses is its own
             fast_bpe.main()
         self.assertIn('roundtrip: OK (on its first 100 characters)', out.getvalue())
 

@@ -25,6 +25,7 @@ from lab.kinds import CharBPE
 from lab.learner import catalogs
 from lab.plumbing import cli, measures, terminal
 from tests.project import (
+    ENGLISH,
     LABS,
     READS_TEXT,
     ROOT,
@@ -57,7 +58,7 @@ def on_a_terminal(root, name, *args):
     """(exit status, what it wrote to stderr) of python3 -m lab.NAME with stderr a terminal."""
     leader, follower = os.openpty()
     done = subprocess.run([sys.executable, '-m', f'lab.{name}', *args], cwd=root, stdout=subprocess.PIPE,
-                          stderr=follower, timeout=60)
+                          stderr=follower, timeout=60, env={**os.environ, **ENGLISH})
     os.close(follower)
     seen = os.read(leader, 65536)
     os.close(leader)
@@ -266,8 +267,8 @@ class RunnerTest(unittest.TestCase):
     def ended(self, main, stdout=io.StringIO):
         err = io.StringIO()
         with mock.patch.object(sys, 'stderr', err), mock.patch.object(sys, 'stdout', stdout and stdout()), \
-                mock.patch.object(cli, '_lab_name', lambda: 'lab.x'), \
-                self.assertRaises(SystemExit) as caught:
+                mock.patch.object(cli, '_lab_name', lambda: 'lab.x'), mock.patch.dict(os.environ, ENGLISH), \
+                mock.patch.dict(cli._SPOKEN, clear=True), self.assertRaises(SystemExit) as caught:
             cli.run(main)
         return caught.exception.code, err.getvalue()
 
@@ -300,7 +301,8 @@ class RunnerTest(unittest.TestCase):
                 'builtins.print = slow; sys.argv = ["lab.merge_order"]\n'
                 'runpy.run_module("lab.merge_order", run_name="__main__", alter_sys=True)')
         process = subprocess.Popen([sys.executable, '-c', code], cwd=root, stdout=subprocess.PIPE,
-                                   stderr=subprocess.PIPE, text=True, preexec_fn=as_a_terminal_starts_it)
+                                   stderr=subprocess.PIPE, text=True, preexec_fn=as_a_terminal_starts_it,
+                                   env={**os.environ, **ENGLISH})
         self.assertEqual(process.stderr.readline(), 'running\n')  # inside main, at its first print
         process.send_signal(signal.SIGINT)
         out, err = process.communicate(timeout=30)
@@ -335,7 +337,7 @@ class TerminalTest(unittest.TestCase):
         process = subprocess.Popen([sys.executable, '-m', 'lab.fast_bpe', 'big.txt', '--merges', '100000',
                                     '--out', 'big.json'],
                                    cwd=root, stdout=subprocess.DEVNULL, stderr=follower,
-                                   preexec_fn=as_a_terminal_starts_it)
+                                   preexec_fn=as_a_terminal_starts_it, env={**os.environ, **ENGLISH})
         os.close(follower)
         seen = b''
         while b'merges ' not in seen:
