@@ -13,7 +13,6 @@ import sys
 import tempfile
 import time
 import unittest
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from unittest import mock
 
@@ -202,7 +201,7 @@ class ParallelEncodeTest(unittest.TestCase):
             raise OSError(errno.ENOSYS, 'Function not implemented')
         cores = mock.patch.object(os, 'cpu_count', return_value=2)
         with mock.patch.object(encoding, 'PARALLEL_FROM', 0), cores, \
-                mock.patch.object(encoding, 'ProcessPoolExecutor', no_shared_memory):
+                mock.patch.object(encoding, 'start_process', no_shared_memory):
             self.assertEqual(fast.encode(tok, text), tok.encode(text))  # none asked for: here
             with self.assertRaisesRegex(ValueError, r'cannot start 2 processes .*: use fewer --jobs'):
                 fast.encode(tok, text, jobs=2)
@@ -211,11 +210,11 @@ class ParallelEncodeTest(unittest.TestCase):
         tok = fast.train(TEXT, 30)
         started = []
 
-        def pool(jobs, *_, **__):
+        def asked(start, state, work, blocks, jobs):
             started.append(jobs)
-            raise OSError(11, 'stop here')  # enough to know how many were asked for
+            raise encoding.NoProcesses('stop here')  # enough to know how many were asked for
         large = TEXT * (encoding.PARALLEL_FROM // len(TEXT) + 1)
-        with mock.patch.object(encoding, 'ProcessPoolExecutor', pool), \
+        with mock.patch.object(encoding, 'in_processes', asked), \
                 mock.patch('os.cpu_count', return_value=3), \
                 mock.patch('os.getloadavg', return_value=(0.2, 0, 0)):
             self.assertEqual(fast.encode(tok, TEXT), tok.encode(TEXT))  # small: no processes
@@ -235,16 +234,18 @@ class ParallelEncodeTest(unittest.TestCase):
         text = (TEXT + '\n') * 5
         made = []
 
-        def pool(jobs, context, **kwargs):
+        real = encoding.start_process
+
+        def start(context, target, args):
             made.append(context.get_start_method())
-            return ProcessPoolExecutor(jobs, context, **kwargs)
+            return real(context, target, args)
         with mock.patch.object(encoding, 'PARALLEL_FROM', 0), \
-                mock.patch.object(encoding, 'ProcessPoolExecutor', pool):
+                mock.patch.object(encoding, 'start_process', start):
             with mock.patch('threading.active_count', return_value=1):  # the tests' own threads aside
                 alone = fast.encode(tok, text, jobs=2)
             with concurrent.futures.ThreadPoolExecutor(1) as thread:
                 beside = thread.submit(fast.encode, tok, text, jobs=2).result(timeout=60)
-        self.assertEqual(made, ['fork', 'spawn'])
+        self.assertEqual(made, ['fork', 'fork', 'spawn', 'spawn'])  # two processes each time
         self.assertEqual(alone, tok.encode(text))
         self.assertEqual(beside, alone)
 

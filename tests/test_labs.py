@@ -573,7 +573,7 @@ class LimitsTest(unittest.TestCase):
     def test_processes_that_cannot_start_are_one_line(self):
         tok = BPE.train(TEXT, 12)
         refused = OSError(11, 'Resource temporarily unavailable')
-        with mock.patch.object(fast.encoding, 'ProcessPoolExecutor', side_effect=refused), \
+        with mock.patch.object(fast.encoding, 'start_process', side_effect=refused), \
                 self.assertRaisesRegex(ValueError, r'cannot start 2 processes .*use fewer --jobs'):
             fast.encode(tok, TEXT * 400, jobs=2)
 

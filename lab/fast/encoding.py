@@ -17,7 +17,6 @@ import signal
 import threading
 from array import array
 from collections import defaultdict
-from concurrent.futures import wait
 from heapq import heapify, heappop, heappush
 from itertools import chain, compress, repeat
 from operator import contains, not_
@@ -79,10 +78,11 @@ def encode(tok, text, jobs=None):
 
 def in_processes(start, state, work, blocks, jobs):
     """[work(block) for block in blocks], in jobs processes, each made ready once by start(state)
-    (start and work are functions of a module, so that each process can find them).
+    (start and work are functions of a module, so that each process can find them), process n
+    given every jobs-th block from the nth, its answers sent back block by block on a pipe.
 
     A process that dies (the kernel kills one that takes too much memory) ends it at once with
-    a ValueError, not a wait for an answer that never comes; Ctrl-C, SIGTERM or any error here
+    a ValueError: its pipe closes before it sent all it owes. Ctrl-C, SIGTERM or any error here
     kills every process before it goes on, and a process whose parent is killed ends too. The
     processes ignore Ctrl-C themselves: the terminal sends it to all of them, and this one says
     it once.
@@ -91,28 +91,66 @@ def in_processes(start, state, work, blocks, jobs):
     for ever, so with other threads running the processes start afresh ('spawn'): a script that
     calls this from a thread then needs its if __name__ == '__main__', as multiprocessing says."""
     import multiprocessing  # here, not above: most runs never start a process, and start faster without it
-    from concurrent.futures.process import BrokenProcessPool
+    from multiprocessing.connection import wait
     how = 'fork' if threading.active_count() == 1 and 'fork' in multiprocessing.get_all_start_methods() \
         else 'spawn'
+    context, blocks = multiprocessing.get_context(how), list(blocks)
+    found, owed, started = [None] * len(blocks), {}, []
     try:
-        pool = ProcessPoolExecutor(jobs, multiprocessing.get_context(how), initializer=ready,
-                                   initargs=(start, state, os.getpid()))
         try:
-            running = [pool.submit(work, block) for block in blocks]
-            # a fresh process is started as work is handed out, after the pool began watching for
-            # deaths: woken now, it watches them all (a fork starts all of them at once)
-            pool._executor_manager_thread_wakeup.wakeup()
-            while wait(running, timeout=0.2).not_done:  # in short turns: Ctrl-C or SIGTERM that
-                pass  # another thread of this process received is handled between them
-            return [done.result() for done in running]
-        finally:
-            for process in list(pool._processes.values()):  # the pool has no kill of its own before 3.14
-                process.kill()
-            pool.shutdown(wait=True, cancel_futures=True)
-    except BrokenProcessPool:
-        raise ValueError(cli.message('encoding.died', jobs=jobs)) from None
-    except OSError as e:  # no more processes allowed (ulimit -u), no memory, no /dev/shm to share
-        raise NoProcesses(cli.message('encoding.no_processes', jobs=jobs, why=cli.os_error(e))) from None
+            for n in range(min(jobs, len(blocks))):
+                share = [(k, blocks[k]) for k in range(n, len(blocks), jobs)]  # spawn pickles its own only
+                answers, sender = context.Pipe(duplex=False)
+                args = (start, state, os.getpid(), work, share, sender)
+                started.append(start_process(context, serve, args))
+                sender.close()  # the process holds it now: its end closes the pipe
+                owed[answers] = len(share)
+        except OSError as e:  # no more processes allowed (ulimit -u), no memory, no /dev/shm to share
+            raise NoProcesses(cli.message('encoding.no_processes', jobs=jobs, why=cli.os_error(e))) from None
+        while owed:
+            for answers in wait(list(owed), timeout=0.2):  # in short turns: Ctrl-C or SIGTERM that
+                try:  # another thread of this process received is handled between them
+                    k, value, error = answers.recv()
+                except EOFError:  # it ended without sending all it owed: killed
+                    raise ValueError(cli.message('encoding.died', jobs=jobs)) from None
+                if error is not None:
+                    raise error
+                found[k] = value
+                owed[answers] -= 1
+                if not owed[answers]:
+                    del owed[answers]
+                    answers.close()
+        return found
+    finally:
+        for process in started:
+            process.kill()
+            process.join()
+        for answers in owed:
+            answers.close()
+
+
+def start_process(context, target, args):
+    """A process of context (fork or spawn) running target(*args), started; daemonic, so that
+    multiprocessing ends it too if this process exits some way the caller did not see."""
+    process = context.Process(target=target, args=args, daemon=True)
+    process.start()
+    return process
+
+
+def serve(start, state, parent, work, share, sender):
+    """In each process: made ready (ready), then work(block) for each (k, block) of its share,
+    each sent as (k, what it gave, None), or (k, None, the error it raised), which ends it."""
+    ready(start, state, parent)
+    for k, block in share:
+        try:
+            sender.send((k, work(block), None))
+        except Exception as e:  # said by the parent, as if raised there
+            try:
+                sender.send((k, None, e))
+            except Exception:  # an error pickle cannot carry: said by its name and words
+                sender.send((k, None, RuntimeError(repr(e))))
+            break
+    sender.close()
 
 
 class NoProcesses(ValueError):
@@ -128,13 +166,6 @@ def in_processes_or_here(start, state, work, blocks, jobs, asked, here):
         if asked:
             raise
         return here()
-
-
-def ProcessPoolExecutor(*args, **kwargs):
-    """concurrent.futures.ProcessPoolExecutor, imported the first time it is needed (it brings
-    multiprocessing, pickle and sockets: a fifth of a lab's start)."""
-    from concurrent.futures import ProcessPoolExecutor as pool
-    return pool(*args, **kwargs)
 
 
 def ready(start, state, parent):
