@@ -23,6 +23,7 @@ its targets and their mask.
 Try next: a smaller block, from val.bin, with another seed:
     python3 -m lab.batches data --split val --block-size 4 --seed 7
 """
+import argparse
 import functools
 import os
 import sys
@@ -112,9 +113,17 @@ def arguments():
                         help='windows in the batch (default: %(default)s)')
     parser.add_argument('--seed', type=cli.integer, default=bins.WINDOW_SEED, metavar='N',
                         help="the windows' starts (default: %(default)s, nanoGPT's)")
-    parser.add_argument('--marker', default=MARKER, metavar='TEXT',
+    parser.add_argument('--marker', type=marker, default=MARKER, metavar='TEXT',
                         help="what starts an answer's line, for the loss mask (default: 'A: ')")
     return parser
+
+
+def marker(text):
+    """An argparse type for --marker: text on one line, not empty (an empty one would start an
+    answer everywhere, and one with a line end in it never)."""
+    if not text or '\n' in text or '\r' in text:
+        raise argparse.ArgumentTypeError(cli.message('batches.marker', text=terminal.quoted(text, 20)))
+    return text
 
 
 def report(tok, args, data, starts, batch):

@@ -459,6 +459,13 @@ class BatchesTest(unittest.TestCase):
                                   '--block-size', str(val), '--tokenizer', 'none.json')
         self.assertEqual((code, len(messages(err))), (1, 1), err)
 
+    def test_a_marker_that_is_empty_or_holds_a_line_end_is_refused(self):
+        for marker in ['', 'A:\n', '\rA']:
+            with self.subTest(marker=marker):
+                code, _, err = run_inside(self.out.parent, 'batches', self.out.name, '--marker', marker)
+                self.assertEqual(code, 2, err)
+                self.assertIn("give the text that starts an answer's line", ' '.join(messages(err)))
+
     def test_a_size_that_is_no_whole_number_of_1_or_more_is_refused(self):
         for block_size, batch_size in [(0, 2), (4, 0), (-1, 2), (2.5, 2), (True, 2)]:
             with self.subTest(block_size=block_size, batch_size=batch_size):
