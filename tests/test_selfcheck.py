@@ -25,7 +25,7 @@ from lab.contract import lessons
 from lab.learner import catalogs, errors, explain
 from lab.plumbing import cli, measures, terminal
 from lab.selfcheck import __main__ as command
-from lab.selfcheck import check, report, rules
+from lab.selfcheck import check, report, rules, runner
 from tests.project import (
     ENGLISH,
     LESSON_FILES,
@@ -255,6 +255,18 @@ class RulesTest(unittest.TestCase):
                 self.assertEqual(status, report.EXIT_NOT_TYPED)
                 title = catalogs.catalog('en')[f'part.{typed_up_to + 1}']
                 self.assertEqual(lines[-1], f'next: type part {typed_up_to + 1}, {title}')
+
+    def test_a_child_asked_for_a_value_alone_looks_for_no_slip(self):
+        # the hash seed's child: its answer is compared, never shown, and a slip search costs a fork
+        typed = lesson_with('            i += 2', '            i += 1')
+        searched = [key for key, _ in answers_for(typed)['rule_merge_replaces'][1]]
+        with tempfile.TemporaryDirectory() as folder:
+            check.copy_for_check(typed, Path(folder), check.lesson())
+            names = ['rule_imports', 'rule_merge_copies', 'rule_merge_replaces']
+            answer = runner.run([(folder, names)], '12345', 0.2, search=False)[0]['rule_merge_replaces']
+        self.assertEqual(answer[0], 'failed')
+        self.assertIn('slip_line', searched)
+        self.assertNotIn('slip_line', [key for key, _ in answer[1]])
 
     def test_only_the_first_failure_of_a_part_says_where_to_look(self):
         # i += 1 in merge: the rule after the first fails for the same reason, not where its look says

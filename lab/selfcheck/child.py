@@ -18,8 +18,10 @@ from lab.selfcheck.trial import time_limit
 
 
 def serve():
-    """The child's main: argv is the answer pipe's fd, the jobs (as JSON) and a rule's seconds."""
+    """The child's main: argv is the answer pipe's fd, the jobs (as JSON), a rule's seconds and
+    whether to look for slips (1 or 0)."""
     fd, jobs, seconds = int(sys.argv[1]), json.loads(sys.argv[2]), float(sys.argv[3])
+    search = sys.argv[4:5] != ['0']
     secret = sys.stdin.readline().strip()
     os.dup2(os.open(os.devnull, os.O_RDONLY), 0)  # your code's input() meets an empty stdin, as before
     limit_resources()
@@ -31,7 +33,7 @@ def serve():
     signal.signal(signal.SIGALRM, time_is_up)  # and the clock's, WALL times as long, for code that sleeps
     for n, (folder, names) in enumerate(jobs):
         RUNNING['job'] = n
-        for name, answer in run_job(folder, names, seconds):
+        for name, answer in run_job(folder, names, seconds, search):
             RUNNING['send'](n, name, answer)
     out.close()
     end_child()
@@ -110,11 +112,12 @@ def limit_resources():
         pass
 
 
-def run_job(folder, names, seconds=SECONDS):
+def run_job(folder, names, seconds=SECONDS, search=True):
     """(rule, answer) for each rule on the tokenizer.py in folder, in order, each given seconds
-    (the command line twice as many), given as each is found; then, for a failed rule whose slip
-    is found, its answer again, naming the slip: every slip is looked for in one fork (slips()),
-    after all the rules, and an answer given is kept if the search runs out of the child's time."""
+    (the command line twice as many), given as each is found; then, where search, for a failed rule
+    whose slip is found, its answer again, naming the slip: every slip is looked for in one fork
+    (slips()), after all the rules, and an answer given is kept if the search runs out of the
+    child's time."""
     os.chdir(folder)
     sys.modules.pop('tokenizer', None)
     sys.path[0] = folder  # as python3 tokenizer.py puts its own folder first
@@ -142,7 +145,7 @@ def run_job(folder, names, seconds=SECONDS):
         (held if answer[0] == 'passed' else broke).add(rules.PART_OF[name])
         answers.append((name, answer))
         yield name, answer
-    for (at, name, *_), slip in zip(wanted, slips(wanted, answers, names, folder, source)):
+    for (at, name, *_), slip in zip(wanted, slips(wanted, answers, names, folder, source) if search else []):
         if slip:
             yield name, [answers[at][1][0], slip_lines.said(answers[at][1][1], slip)]
 

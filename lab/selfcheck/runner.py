@@ -44,14 +44,15 @@ STOPPING = threading.Event()  # set by kill_all: a child started after it is kil
 
 # In the tutor -----------------------------------------------------------------------------------
 
-def run(jobs, seed='0', seconds=SECONDS):
+def run(jobs, seed='0', seconds=SECONDS, search=True):
     """[{rule: answer} for each job] for jobs [(folder, [rule names])], all in one child process
     started with PYTHONHASHSEED=seed, each rule given seconds. An answer is a verdict ['passed' |
     'failed' | 'not_checked', lines or value]; a rule the child never answered (it was killed, or
-    ran out of time) is failed with the end of what it wrote to stderr."""
+    ran out of time) is failed with the end of what it wrote to stderr. search: whether the child
+    looks for the slip behind each rule that failed (a child asked for one value need not)."""
     read_end, write_end = os.pipe()
     secret = secrets.token_hex(16)
-    child, mark = start_child(jobs, seed, seconds, write_end, secret)
+    child, mark = start_child(jobs, seed, seconds, write_end, secret, search)
     answers, tail = [], []
     readers = [threading.Thread(target=read_answers, args=(read_end, answers, secret), daemon=True),
                threading.Thread(target=read_tail, args=(child.stderr, tail), daemon=True)]
@@ -67,7 +68,7 @@ def run(jobs, seed='0', seconds=SECONDS):
     return by_job(jobs, answers, last)
 
 
-def start_child(jobs, seed, seconds, write_end, secret):
+def start_child(jobs, seed, seconds, write_end, secret, search=True):
     """(the child that answers for jobs, its mark): started in a session of its own, in the first
     job's folder, the answer pipe's write end its only file besides stderr, and the secret that
     marks its answers on its stdin, read before any of your code runs."""
@@ -77,9 +78,10 @@ def start_child(jobs, seed, seconds, write_end, secret):
     env = dict(os.environ, PYTHONHASHSEED=seed, PYTHONIOENCODING='utf-8', PYTHONDONTWRITEBYTECODE='1',
                XSLM_TUTOR_CHILD=mark)
     try:
-        child = subprocess.Popen([sys.executable, '-c', code, str(write_end), json.dumps(jobs), str(seconds)],
-                                 cwd=jobs[0][0], env=env, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
-                                 stderr=subprocess.PIPE, pass_fds=(write_end,), start_new_session=True)
+        argv = [sys.executable, '-c', code, str(write_end), json.dumps(jobs), str(seconds), str(int(search))]
+        child = subprocess.Popen(argv, cwd=jobs[0][0], env=env, stdin=subprocess.PIPE,
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, pass_fds=(write_end,),
+                                 start_new_session=True)
     finally:
         os.close(write_end)
     try:  # a pipe's buffer holds it: no wait for the child to read it
