@@ -36,7 +36,6 @@ import functools
 import json
 import os
 import sys
-import sysconfig
 import time
 from importlib import metadata
 from pathlib import Path
@@ -48,7 +47,7 @@ from lab import fast, kinds
 from lab.contract import checks, lessons
 from lab.fast.encoding import NoProcesses
 from lab.kinds.texts import documents
-from lab.plumbing import cli, locations, processes, reading, saving, terminal
+from lab.plumbing import cli, corpus, locations, processes, reading, terminal
 from tokenizer import BPE
 
 try:
@@ -57,7 +56,6 @@ except ImportError:
     resource = None
 
 LESSON_CHARS = 200_000  # the lesson's trainer needs about a second a merge for this much text
-CORPUS_SIZE = 12_000_000  # characters of standard library source for --make-corpus
 MEASURABLE_FROM = 100_000  # characters: on less, timings are mostly the cost of starting
 # seconds one measurement may take before it is stopped: Swann's Way (1 MB, 10,000 merges)
 # takes about 2 s to train; an hour is room for a text a thousand times larger
@@ -285,40 +283,10 @@ def mb(value):
     return '-' if value is None else f'{value:.0f}'
 
 
-def made_by_make_corpus(path):
-    """Whether path holds what --make-corpus writes: the first file of the standard library it reads."""
-    try:
-        with open(path, encoding='utf-8') as f:
-            return f.read(4096) == next(stdlib_texts(), '')[:4096]
-    except (OSError, UnicodeDecodeError):
-        return False
-
-
-def stdlib_texts():
-    """The texts of the standard library's own .py files (not its tests), in the order
-    --make-corpus reads them; one that cannot be read as UTF-8 left out."""
-    root = Path(sysconfig.get_paths()['stdlib'])
-    for source in sorted(root.rglob('*.py')):
-        if not {'site-packages', 'test', 'tests'} & set(source.relative_to(root).parts):
-            try:
-                yield source.read_text(encoding='utf-8')
-            except (OSError, UnicodeDecodeError):
-                continue
-
-
 def make_corpus(path, force=False):
-    """Python's standard library source, file after file, up to CORPUS_SIZE characters."""
-    # a corpus written before may be replaced, any other file (data/mixed.txt, say) only with --force
-    saving.check_output_path(path, 'corpus written by --make-corpus', made_by_make_corpus, force=force,
-                             fix='give --make-corpus another file name')
-    parts, size = [], 0
-    for text in stdlib_texts():
-        parts.append(text)
-        size += len(text)
-        if size >= CORPUS_SIZE:
-            break
-    saving.save(''.join(parts), path)
-    print(cli.message('speed.wrote', path=terminal.shown(str(path)), chars=f'{size:,}', files=len(parts)))
+    """Python's standard library source written to path (lab/plumbing/corpus.py), and said."""
+    chars, files = corpus.write(path, force)
+    print(cli.message('speed.wrote', path=terminal.shown(str(path)), chars=f'{chars:,}', files=files))
 
 
 def arguments():

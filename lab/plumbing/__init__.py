@@ -8,6 +8,8 @@
   measures.py   figures of a text: percentiles, held-out lines, characters not in NFC
   processes.py  children bounded in time and output, ended with their parent
   cli.py        a lab as a command: --help, the shared arguments, one-line errors, run(main)
+  bins.py       the .bin files of lab.prepare, read back
+  corpus.py     the benchmark corpus of lab.speed --make-corpus: the standard library's source
 
 A lab reads as: cli.parser(__doc__), reading.read_text(...), saving.save(...), cli.run(main).
 """
