@@ -33,7 +33,7 @@ def load(lang):
             if isinstance(value, str) or isinstance(value, list) and all(isinstance(v, str) for v in value)}
 
 
-def code_of(name):
+def language_code(name):
     """The language code a locale name or a --lang value holds: ko_KR.UTF-8, KO and ko-KR are ko."""
     return name.split('.')[0].split('@')[0].replace('-', '_').split('_')[0].lower()
 
@@ -48,13 +48,13 @@ def language(argv, environ):
             chosen = arg.split('=', 1)[1]
         elif arg == '--lang' and n + 1 < len(argv):
             chosen = argv[n + 1]
-    if chosen is not None and code_of(chosen) in known:
-        return code_of(chosen)  # one there are no words for: the locale's, to say so in
+    if chosen is not None and language_code(chosen) in known:
+        return language_code(chosen)  # one there are no words for: the locale's, to say so in
     for name in ['LANGUAGE', 'LC_ALL', 'LC_MESSAGES', 'LANG']:
         if environ.get(name):
             for item in environ[name].split(':'):
-                if code_of(item) in known:
-                    return code_of(item)
+                if language_code(item) in known:
+                    return language_code(item)
             if name != 'LANGUAGE':
                 return 'en'  # the locale is set, to a language with no words here
     return 'en'

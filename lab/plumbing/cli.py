@@ -64,7 +64,7 @@ def parser(doc):
     # allow_abbrev: --la ko would be --lang to argparse, and no language to the catalogs
     made = argparse.ArgumentParser(prog=f'python3 -m {_lab_name()}', description=about,
                                    epilog=try_next, formatter_class=formatter, allow_abbrev=False)
-    made.add_argument('--lang', type=catalogs.code_of, choices=catalogs.languages(), metavar='LANG',
+    made.add_argument('--lang', type=catalogs.language_code, choices=catalogs.languages(), metavar='LANG',
                       help=argparse._("the language to speak: ko or en (default: the locale's)"))
     return _escape_errors(made)
 

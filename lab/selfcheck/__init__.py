@@ -30,6 +30,7 @@ What is where:
   locate.py    where the slip is (compare.py: your functions beside the lesson's ways): the
                line whose trial makes the failed rule hold
   slip_lines.py  the slip in words: your line beside the lesson's, among the rule's lines
+  smallest.py  inside a line that differs, the smallest expression that does
   repair.py    a trial: a line of yours put back as the lesson's way writes it
   mutations.py a trial: one token of yours changed (a name renamed at one end, an operator)
   trial.py     the failed rule run again on a trial, in a fork of the child, bounded

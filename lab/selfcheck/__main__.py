@@ -36,7 +36,7 @@ def arguments(argv, words):
         elif arg == '--lang' or arg.startswith('--lang='):
             value = arg.split('=', 1)[1] if '=' in arg else argv[n + 1] if n + 1 < len(argv) else None
             skip = '=' not in arg
-            if value is None or catalogs.code_of(value) not in catalogs.languages():
+            if value is None or catalogs.language_code(value) not in catalogs.languages():
                 langs = ', '.join(catalogs.languages())
                 raise ValueError(catalogs.render(words, 'bad_lang', {'langs': langs}))
         elif arg.startswith('-') and arg != '-' or files:

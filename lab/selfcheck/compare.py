@@ -6,8 +6,8 @@ Two units are compared with the names of one read as the other's (found by major
 statements that agree with every local name blanked out), so that spacing, quotes, comments,
 a statement split over lines, other names for the local variables, and `a, b = x, y`
 written as two assignments are no differences. What is left differs: a statement changed,
-moved, left out or added, and, inside a changed one, the smallest expression that differs.
-lab/selfcheck/locate.py uses it to find the line of a slip.
+moved, left out or added (inside a changed one, the smallest expression that differs is
+lab/selfcheck/smallest.py's). lab/selfcheck/locate.py uses it to find the line of a slip.
 """
 import ast
 import difflib
@@ -255,16 +255,18 @@ class Renaming:
 
 
 def used_names(unit_items):
-    return {name for item in unit_items for name in names_read(item.node)}
+    """The names the statements read (their headers only, for compound ones)."""
+    return {n.id for item in unit_items for n in header_names(item.node) if isinstance(n.ctx, ast.Load)}
 
 
-def names_read(node):
-    """The names a statement reads (its header only, for a compound one), kept on the node."""
-    read = getattr(node, 'names_read', None)
-    if read is None:
-        read = node.names_read = {n.id for n in ast.walk(shallow(node))
-                                  if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
-    return read
+def header_names(node):
+    """The Name nodes of a statement (its header only, for a compound one), in the order they are
+    written; kept on the node: the lesson's statements are asked again and again."""
+    found = getattr(node, 'header_names', None)
+    if found is None:
+        found = node.header_names = sorted((n for n in ast.walk(shallow(node)) if isinstance(n, ast.Name)),
+                                           key=lambda n: (n.lineno, n.col_offset))
+    return found
 
 
 def shallow(node):
@@ -284,14 +286,7 @@ def names_in(node, local):
     """The local names a statement uses, in order (its header only, for a compound one)."""
     if isinstance(node, ast.FunctionDef):
         return [a.arg for a in node.args.args]
-    if isinstance(node, (ClassHeader, ast.With, ast.Try)):
-        return []
-    ordered = getattr(node, 'names_in_order', None)  # kept on the node: the lesson's are asked often
-    if ordered is None:
-        found = sorted((n for n in ast.walk(shallow(node)) if isinstance(n, ast.Name)),
-                       key=lambda n: (n.lineno, n.col_offset))
-        ordered = node.names_in_order = [n.id for n in found]
-    return [name for name in ordered if name in local]
+    return [n.id for n in header_names(node) if n.id in local]  # none for a class, a with, a try
 
 
 def differences(mine, theirs, my_local, their_local):
@@ -353,71 +348,3 @@ def ratio(a, b, one, other, mine, theirs):
 def script_units(tree):
     """The one unit of a script (a lab): all of it, from the top."""
     return {'<script>': (tree.body, set(bound_names(tree.body)))}
-
-
-def smallest_difference(mine, theirs, rename):
-    """(yours, the lesson's, the line of yours it is on): the smallest expressions where two
-    statements differ (yours read through rename, the lesson's names for yours), each in its own
-    names; one too short to read alone (a number) is shown with what holds it."""
-    parent_mine, parent_theirs = None, None
-    while True:
-        if type(mine) is not type(theirs):
-            wrapped = parent_mine is not None and (code_of(theirs, str) in code_of(mine, str) or
-                                                   code_of(mine, str) in code_of(theirs, str))
-            if wrapped and isinstance(parent_mine, ast.expr):  # [0][0] for [0]: the whole is clearer
-                mine, theirs = parent_mine, parent_theirs
-            break
-        children = [(x, y) for x, y in zip(child_nodes(mine), child_nodes(theirs))
-                    if code_of(x, rename) != code_of(y, lambda n: n)]
-        if len(list(child_nodes(mine))) != len(list(child_nodes(theirs))) or len(children) != 1 \
-                or not same_fields(mine, theirs):
-            break
-        parent_mine, parent_theirs = mine, theirs
-        mine, theirs = children[0]
-    here, there = code_of(mine, lambda n: n), code_of(theirs, lambda n: n)
-    if len(here) <= 2 and len(there) <= 2 and isinstance(parent_mine, (ast.expr, ast.stmt)):
-        here, there = code_of(parent_mine, lambda n: n), code_of(parent_theirs, lambda n: n)
-    return here, there, getattr(mine, 'lineno', None)
-
-
-def child_nodes(node):
-    for field in node._fields:
-        value = getattr(node, field, None)
-        for one in value if isinstance(value, list) else [value]:
-            if isinstance(one, ast.AST) and not isinstance(one, (ast.expr_context, ast.operator, ast.cmpop,
-                                                                   ast.unaryop, ast.boolop)):
-                yield one
-
-
-def same_fields(mine, theirs):
-    """Whether two nodes of one type agree in all but their child nodes (an operator, a name)."""
-    for field in mine._fields:
-        x, y = getattr(mine, field, None), getattr(theirs, field, None)
-        if field in ('id', 'arg', 'ctx') or isinstance(x, ast.AST) and not is_operator(x):
-            continue  # a name is compared through the mapping, a child node on its own
-        if isinstance(x, list):
-            if len(x) != len(y) or [type(v) for v in x if is_operator(v)] != \
-                    [type(v) for v in y if is_operator(v)]:
-                return False
-        elif is_operator(x) and type(x) is not type(y) or not is_operator(x) and x != y:
-            return False
-    return True
-
-
-def is_operator(node):
-    return isinstance(node, (ast.operator, ast.cmpop, ast.unaryop, ast.boolop))
-
-
-def code_of(node, rename):
-    if isinstance(node, ClassHeader):
-        return f'class {node.name}'
-    if isinstance(node, ast.arguments):
-        return code(node, rename)
-    if isinstance(node, ast.FunctionDef):
-        return function_header(node, rename)
-    if isinstance(node, (ast.If, ast.While, ast.For)):
-        return loop_header(node, rename)
-    try:
-        return code(node, rename)
-    except (AttributeError, TypeError, ValueError):  # a node ast.unparse cannot show alone
-        return ast.dump(node)
