@@ -61,6 +61,11 @@ _CUT_SECONDS = 2
 _TRIAL_SECONDS = 1
 
 
+def as_typed(pattern, most):
+    """A pattern quoted as typed (its backslashes single, unlike repr), clipped to most characters."""
+    return f"'{terminal.clip(terminal.shown(pattern), most)}'"
+
+
 def pattern_problem(pattern):
     """What is wrong with pattern (one of PIECE_PATTERNS, or a regular expression) as a piece
     kind's, or None."""
@@ -71,7 +76,7 @@ def pattern_problem(pattern):
     if re.fullmatch(r'\w+', pattern):  # a name mistyped, far likelier than a regex of one word
         return cli.message('pattern.unknown_name', name=terminal.quoted(pattern, 30),
                            names=', '.join(PIECE_PATTERNS))
-    said = f"'{terminal.clip(terminal.shown(pattern), 30)}'"  # the pattern as typed, clipped
+    said = as_typed(pattern, 30)
     if any('\ud800' <= ch <= '\udfff' for ch in pattern):
         return cli.message('pattern.surrogate', pattern=said)
     differs = read_otherwise(pattern)
@@ -162,12 +167,11 @@ def cut(pattern, text):
         with processes.clock_limit(_CUT_SECONDS + len(text) / CUT_EVERY_SECOND):
             found_all = list(regex.finditer(text))
     except TimeoutError:
-        raise ValueError(cli.message('pattern.backtracks',
-                                     pattern=f"'{terminal.clip(terminal.shown(pattern), 14)}'")) from None
+        raise ValueError(cli.message('pattern.backtracks', pattern=as_typed(pattern, 14))) from None
     for found in found_all:
         if found.start() == found.end():  # a lookaround alone, say: no piece, and nothing would merge
             raise ValueError(cli.message('pattern.nothing_at', at=f'{found.start():,}',
-                                         pattern=f"'{terminal.clip(terminal.shown(pattern), 14)}'"))
+                                         pattern=as_typed(pattern, 14)))
         if found.start() > start:
             pieces.append(text[start:found.start()])
         pieces.append(found.group())

@@ -153,7 +153,7 @@ def cut_before(source, line):
 
 
 CHECKED = {}  # the answers for the last files checked, by what the child was given: the same again
-KEPT = 8  # files: --watch saving one unchanged, a second look at it, the file before it
+KEPT = 8  # files, of a few KB each: a run of the tests checks several by turns
 
 
 def check(path, lesson_text=None):
