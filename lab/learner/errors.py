@@ -27,20 +27,26 @@ def learners_error(error, words=None):
     means, as the tutor says it (lab/learner/explain.py), in words (a catalog: the lab's
     language; English by default), then the tutor's command; None when the error is not the
     learner's."""
-    def said(key, fields):  # the catalog read only for an error that is the learner's
-        return catalogs.render(words or catalogs.catalog('en'), key, fields)
+    lines = _what_it_means(error)
+    if lines is None:
+        return None
+    words = words or catalogs.catalog('en')  # read only for an error that is the learner's
+    return [catalogs.render(words, key, fields) for key, fields in [*lines, ('errors.selfcheck', {})]]
+
+
+def _what_it_means(error):
+    """learners_error's lines, as [(message key, fields)], or None when the error is not the learner's."""
     module = sys.modules.get('tokenizer')
     mine = os.path.realpath(getattr(module, '__file__', None) or 'tokenizer.py')
     unreadable = isinstance(error, (SyntaxError, ValueError)) and 'null bytes' in str(error)
     if unreadable and 'tokenizer' not in sys.modules:  # Python cannot read it, nor says where
-        return [said('errors.nul', {}), said('errors.selfcheck', {})]
+        return [('errors.nul', {})]
     if isinstance(error, ImportError) and error.name == 'tokenizer':
         lacking = re.match(r"cannot import name '(\w+)'", str(error))
         part = {'merge': 1, 'BPE': 2}.get(lacking.group(1)) if lacking else None
         if part:  # typed part by part: what the lab needs comes later
-            return [said('errors.not_yet', {'name': lacking.group(1), 'part': str(part)}),
-                    said('errors.selfcheck', {})]
-        return [said('errors.cannot_import', {'error': str(error)}), said('errors.selfcheck', {})]
+            return [('errors.not_yet', {'name': lacking.group(1), 'part': str(part)})]
+        return [('errors.cannot_import', {'error': str(error)})]
     if not (isinstance(error, SyntaxError) and os.path.realpath(error.filename or '') == mine):
         frames = traceback.extract_tb(error.__traceback__)
         last = frames[-1] if frames else None
@@ -59,9 +65,8 @@ def learners_error(error, words=None):
         source = Path(mine).read_text(encoding='utf-8', errors='replace')
     except OSError:
         source = ''
-    lines = [said(key, dict(fields, file='tokenizer.py'))
-             for key, fields in explain.explain(error, mine, source) if key != 'look']
-    return lines + [said('errors.selfcheck', {})]
+    return [(key, dict(fields, file='tokenizer.py'))
+            for key, fields in explain.explain(error, mine, source) if key != 'look']
 
 
 def interrupted_in_learners_file(error, words=None):
