@@ -16,6 +16,7 @@ import threading
 import time
 import types
 import unittest
+import warnings
 from pathlib import Path
 from unittest import mock
 
@@ -130,6 +131,52 @@ def use_lesson_files(root, labs=False):
         shutil.copy(LESSON_FILES / lab, root / lab)
 
 
+class Forked:
+    """python3 -c code args, run in cwd by a fork of this process, with what a process of the
+    subprocess module answers to (poll, kill, wait, returncode): the same work in a process
+    of its own, without the cost of starting Python (the tokenizer module is imported anew,
+    from cwd, as that Python would)."""
+
+    def __init__(self, code, args, cwd):
+        with warnings.catch_warnings():  # Python 3.12+ warns of a fork where a thread runs: none here
+            warnings.simplefilter('ignore', DeprecationWarning)
+            self.pid = os.fork()
+        if self.pid == 0:
+            status = 1
+            try:
+                os.chdir(cwd)
+                sys.argv, sys.path[0] = ['-c', *args], str(cwd)
+                sys.modules.pop('tokenizer', None)
+                exec(compile(code, '<string>', 'exec'), {'__name__': '__main__'})
+                status = 0
+            finally:
+                os._exit(status)
+        self.returncode = None
+
+    def poll(self):
+        if self.returncode is None:
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+            if pid:
+                self.returncode = os.waitstatus_to_exitcode(status)
+        return self.returncode
+
+    def wait(self):
+        if self.returncode is None:
+            self.returncode = os.waitstatus_to_exitcode(os.waitpid(self.pid, 0)[1])
+        return self.returncode
+
+    def kill(self):
+        if self.returncode is None:
+            os.kill(self.pid, signal.SIGKILL)
+
+
+def python_c(code, args, cwd):
+    """A process that runs python3 -c code args in cwd: a fork of this one where there are forks."""
+    if hasattr(os, 'fork'):
+        return Forked(code, args, cwd)
+    return subprocess.Popen([sys.executable, '-c', code, *args], cwd=cwd)
+
+
 def kill_while_writing(test, code, args, cwd, path, wholes, rounds, seed, together=False):
     """Start a process that writes path again and again (code), kill it at a seeded random
     moment, and check that path holds one of wholes: never a torn file; rounds times. together:
@@ -140,8 +187,7 @@ def kill_while_writing(test, code, args, cwd, path, wholes, rounds, seed, togeth
     for n in range(rounds):
         if n == 0 or not together:
             old = os.stat(path).st_ino
-            writers = [subprocess.Popen([sys.executable, '-c', code, *args], cwd=cwd)
-                       for _ in range(rounds if together else 1)]
+            writers = [python_c(code, args, cwd) for _ in range(rounds if together else 1)]
             end = time.monotonic() + 20
             while os.stat(path).st_ino == old and time.monotonic() < end:  # until one has saved, and
                 time.sleep(0.005)  # the writers are at work: a save renames a new file over the old
@@ -340,13 +386,16 @@ def script_inside(root, script, *args):
     return code, out.getvalue(), err.getvalue()
 
 
-def tokenizer_inside(root, *args):
+def tokenizer_inside(root, *args, env=None):
     """python3 tokenizer.py args in root, run in this process: .returncode, .stdout, .stderr, as
-    run() answers. Only for this project's own tokenizer.py, which a test knows ends."""
+    run() answers. Only for a tokenizer.py a test knows ends: this project's own, or a learner's
+    the tutor found keeps every rule, python3 tokenizer.py's among them (else the test is
+    skipped, as run() skips it). env: more of the environment, while it runs."""
+    gate.skip_unless_the_file_holds(Path(root) / 'tokenizer.py')
     out, err, code = io.StringIO(), io.StringIO(), 0
     with contextlib.chdir(root) if hasattr(contextlib, 'chdir') else working_in(root), \
             mock.patch.object(sys, 'argv', ['tokenizer.py', *args]), contextlib.redirect_stdout(out), \
-            contextlib.redirect_stderr(err):
+            contextlib.redirect_stderr(err), mock.patch.dict(os.environ, env or {}):
         try:
             runpy.run_path(str(root / 'tokenizer.py'), run_name='__main__')
         except SystemExit as e:

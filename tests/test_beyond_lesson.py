@@ -31,6 +31,7 @@ from tests.project import (
     inside,
     kill_while_writing,
     ours,
+    python_c,
     run,
     script_inside,
     tokenizer_inside,
@@ -274,7 +275,7 @@ class SaveTest(unittest.TestCase):
         # each writer saves its own text 150 times; a reader checks the file all the while
         code = ('import sys; from pathlib import Path; from tokenizer import save\n'
                 'for n in range(150): save(sys.argv[1] * 20000, Path("tokenizer.json"))')
-        writers = [subprocess.Popen([sys.executable, '-c', code, mark], cwd=self.root) for mark in 'AB']
+        writers = [python_c(code, [mark], self.root) for mark in 'AB']
         seen = set()
         while any(w.poll() is None for w in writers):
             seen.add(self.path.read_text(encoding='utf-8'))

@@ -4,7 +4,7 @@ import unittest
 
 from lab.plumbing.measures import has_lines
 from tests import gate
-from tests.project import ROOT, TEXT, copy_project, run, started
+from tests.project import ROOT, TEXT, copy_project, inside, tokenizer_inside
 
 BPE = None  # the learner's, once the tutor finds parts 0 to 5 keep the lesson's rules
 
@@ -61,20 +61,20 @@ class DefaultDataTest(unittest.TestCase):
 
 
 class LessonOutputTest(unittest.TestCase):
-    """Each command runs in a fresh copy of the project, as a learner would run it."""
+    """Each command runs in a fresh copy of the project, as a learner would run it, in this
+    process (what a command is as a process is tests/test_beyond_lesson.py's)."""
 
-    def assert_prints(self, root, args, name, done=None):
+    def assert_prints(self, done, name):
         """The lesson's lines are among what it prints, whole and in order: a learner's tokenizer.py
         may print more (the project's own prints exactly them: ../shared's check and test_beyond_lesson)."""
-        done = done or run(root, *args)
         self.assertEqual(done.returncode, 0, done.stderr)
         self.assertTrue(has_lines(done.stdout, LESSON[name].splitlines()), done.stdout)
         self.assertEqual(done.stderr, '')
 
     def test_tokenizer_py_prints_the_lesson_figures_and_saves(self):
         root = copy_project(self)
-        on_korean = run(root, 'tokenizer.py', env={'LANG': 'ko_KR.UTF-8'})  # the lesson's lines on any locale
-        self.assert_prints(root, ['tokenizer.py'], 'tokenizer.py', on_korean)
+        on_korean = tokenizer_inside(root, env={'LANG': 'ko_KR.UTF-8'})  # the lesson's lines on any locale
+        self.assert_prints(on_korean, 'tokenizer.py')
         saved = (root / 'data' / 'tokenizer.json').read_text(encoding='utf-8')
         self.assertEqual(json.loads(saved), BPE.train(TEXT, 12).state())
         self.assertIn('\ufffd', saved)  # non-ASCII is written as itself, not as \uXXXX
@@ -82,13 +82,11 @@ class LessonOutputTest(unittest.TestCase):
 
     def test_each_lab_prints_the_lesson_figures(self):
         root = copy_project(self)
-        run(root, 'tokenizer.py')
-        labs = ['lab.bpe_trace', 'lab.unknown', 'lab.token_count']
+        tokenizer_inside(root)
         korean = {'LANG': 'ko_KR.UTF-8', 'LC_ALL': ''}  # the lesson's lines are the lesson's on any locale
-        runs = {name: started(run, root, '-m', name, env=korean) for name in labs}  # side by side
-        for name in labs:
+        for name in ['bpe_trace', 'unknown', 'token_count']:
             with self.subTest(name):
-                self.assert_prints(root, ['-m', name], name, runs[name].result())
+                self.assert_prints(inside(root, name, env=korean), f'lab.{name}')
 
 
 if __name__ == '__main__':

@@ -1,33 +1,29 @@
 """The source distribution ships everything its tests need, and they run from it unpacked.
 
-Building needs the `build` package and setuptools 77 or newer (pip install build setuptools);
-without them these tests skip, and .ci/run installs them so that they run there. The tests
+Building needs setuptools 77 or newer (pip install -U setuptools); without it these tests
+skip, and .ci/run installs it so that they run there. The archive is built by setuptools'
+PEP 517 hook, build_sdist, called in this process as python3 -m build --sdist --no-isolation
+calls it in one of its own (the same archive, without starting two Pythons). The tests
 use only files git tracks (CI runs
 them in a fresh clone), so "every tracked file is in the archive" is the whole promise;
 running all of the suite again inside the archive would only double the time of
 python3 -m unittest for anyone who has `build` installed. The lesson's rule tests are run
 there as well, to show the unpacked folder works as a project: imports, data, labs.
 """
+import contextlib
 import functools
-import importlib.machinery
 import importlib.metadata
+import io
 import re
 import subprocess
 import sys
 import tarfile
 import tempfile
 import unittest
+import warnings
 from pathlib import Path
 
-from tests.project import ROOT
-
-
-def installed(name, path=None):
-    """Whether name is a package Python can import and run, on path (default sys.path): not a
-    folder of that name with no __init__.py (the build/ that pip install . leaves here is one,
-    which import would take for the package, and python3 -m build then cannot run)."""
-    spec = importlib.machinery.PathFinder.find_spec(name, path)
-    return spec is not None and spec.origin not in (None, 'namespace')
+from tests.project import ROOT, working_in
 
 
 def setuptools_new_enough():
@@ -39,8 +35,6 @@ def setuptools_new_enough():
         return False
     return major.isdigit() and int(major) >= 77
 
-
-build = True if installed('build') else None  # a lookup of the path, nothing run
 
 # for the repository, not for someone who unpacks the archive
 NOT_SHIPPED = ('.ci/', '.gitignore')
@@ -64,11 +58,12 @@ def build_and_run(tracked):
         for name in tracked:  # a clean copy: building writes an .egg-info beside the sources
             (source / name).parent.mkdir(parents=True, exist_ok=True)
             (source / name).write_bytes((ROOT / name).read_bytes())
-        built = subprocess.run([sys.executable, '-m', 'build', '--sdist', '--no-isolation', '--outdir',
-                                str(Path(tmp) / 'dist'), str(source)], capture_output=True, text=True)
-        if built.returncode != 0:
-            raise AssertionError('building the source distribution failed:\n' + built.stderr[-2000:])
-        archive = next((Path(tmp) / 'dist').glob('*.tar.gz'))
+        said = io.StringIO()
+        with working_in(source), contextlib.redirect_stdout(said), contextlib.redirect_stderr(said), \
+                warnings.catch_warnings(record=True) as warned:
+            warnings.simplefilter('always')
+            from setuptools import build_meta  # its import patches distutils: imported only here
+            archive = Path(tmp) / 'dist' / build_meta.build_sdist(str(Path(tmp) / 'dist'))
         with tarfile.open(archive) as tar:
             # names inside are 'xslm_tokenizer-0.1.0/lab/plumbing/cli.py': drop the top folder
             shipped = {name.partition('/')[2] for name in tar.getnames()}
@@ -79,7 +74,7 @@ def build_and_run(tracked):
         unpacked = next((Path(tmp) / 'unpacked').iterdir())
         ran = subprocess.run([sys.executable, '-m', 'unittest', *LESSON_RULE_TESTS], cwd=unpacked,
                              capture_output=True, text=True, timeout=300)
-        return shipped, ran, built.stdout + built.stderr
+        return shipped, ran, said.getvalue() + ''.join(f'warning: {w.message}\n' for w in warned)
 
 
 @functools.lru_cache(maxsize=None)
@@ -88,7 +83,6 @@ def built():
     return build_and_run(tracked_files())
 
 
-@unittest.skipIf(build is None, 'needs the build package (pip install build)')
 @unittest.skipUnless(setuptools_new_enough(), 'needs setuptools 77 or newer (pip install -U setuptools)')
 class SourceDistributionTest(unittest.TestCase):
     def setUp(self):
@@ -125,15 +119,6 @@ class RepositoryTest(unittest.TestCase):
         listed = subprocess.run(['git', 'check-ignore', '--no-index', *paths], cwd=ROOT,
                                 capture_output=True, text=True)
         self.assertEqual(sorted(listed.stdout.split()), paths)
-
-
-class InstalledTest(unittest.TestCase):
-    def test_a_folder_named_build_is_not_taken_for_the_build_package(self):
-        with tempfile.TemporaryDirectory() as folder:
-            (Path(folder) / 'build' / 'lib').mkdir(parents=True)  # what pip install . leaves
-            self.assertFalse(installed('build', [folder]))
-            (Path(folder) / 'build' / '__init__.py').write_text('', encoding='utf-8')
-            self.assertTrue(installed('build', [folder]))
 
 
 if __name__ == '__main__':
