@@ -27,6 +27,7 @@ from tests.project import (
     run,
     run_inside,
     script_inside,
+    tokenizer_inside,
     use_lesson_files,
 )
 
@@ -90,7 +91,7 @@ class LessonFilesInPlaceTest(unittest.TestCase):
         typed = typed.replace('import json\n', 'import json\nprint("tokenizer.py imported")\n', 1)
         typed += "    print('saved data/tokenizer.json')\n"
         (cls.root / 'tokenizer.py').write_text(typed, encoding='utf-8')
-        cls.trained = run(cls.root, 'tokenizer.py')
+        cls.trained = tokenizer_inside(cls.root)
         with learners_tokenizer(cls.root):
             run_inside(cls.root, 'export_hf')  # what lab.import_hf reads by default
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from unittest import mock
 
 from lab.learner import catalogs
-from tests.project import ROOT, copy_project, run, run_inside, use_lesson_files
+from tests.project import ROOT, copy_project, run, run_inside, tokenizer_inside, use_lesson_files
 
 # bottom first: a file may import from its own layer and from those before it
 LAYERS = [
@@ -129,7 +129,7 @@ class AddingTest(unittest.TestCase):
     def setUpClass(cls):
         cls.root = copy_project(cls, parts=['settings.json', 'data', 'lab', 'tests'])
         use_lesson_files(cls.root, labs=True)  # what is typed here, right or wrong, is not the point
-        done = run(cls.root, 'tokenizer.py')
+        done = tokenizer_inside(cls.root)  # the lesson's file: data/tokenizer.json for lab.hello
         assert done.returncode == 0, done.stderr
 
     def edit(self, name, old, new):
