@@ -179,6 +179,7 @@ def slips(wanted, answers, names, folder, source):
 def answer_for(name, folder, source, limit, settled, ran=None):
     """(the answer for one rule, the parts whose code did not finish it: empty, or the one where
     time ran out). ran: a set to add the lines of tokenizer.py that run to, or None."""
+    rules.SECONDS = limit
     try:
         with time_limit(limit), locate.lines_run(ran) if ran is not None else contextlib.nullcontext():
             if name == rules.COMMAND_LINE:

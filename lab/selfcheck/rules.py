@@ -23,6 +23,7 @@ from lab.learner import parts
 
 UNKNOWN = '\ufffd'
 LESSON_MERGES = 12  # settings.json as shipped
+SECONDS = 2  # of CPU time the rule running now is given: the tutor's child sets it (runner.SECONDS)
 
 
 @functools.lru_cache(maxsize=None)
@@ -183,8 +184,10 @@ def rule_merge_list_pair():
 
 def rule_merge_in_time():
     # the lesson's merge takes a few hundredths of a second on 200,000 ids; one that copies the
-    # list at each step takes minutes (and the tests, and python3 tokenizer.py on a book, with it)
-    ids = [1, 2] * 100_000  # every other id starts the pair: 100,000 merges
+    # list at each step takes about a minute (and the tests, and python3 tokenizer.py on a book,
+    # with it). Its time grows as the square of the ids, so they grow as the square root of the
+    # rule's time: 200,000 at the tutor's 2 s, 64,000 at a test's 0.2 s (5 s for that merge)
+    ids = [1, 2] * (round(100 * (SECONDS / 2) ** 0.5) * 1000)  # every other id starts the pair
     try:
         _merged('merge(ids, (1, 2), 9)', ids, (1, 2), 9)
     except TooLong:
