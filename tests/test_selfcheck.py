@@ -25,7 +25,7 @@ from lab.contract import lessons
 from lab.learner import catalogs, errors, explain
 from lab.plumbing import cli, measures, terminal
 from lab.selfcheck import __main__ as command
-from lab.selfcheck import check, report, rules, runner
+from lab.selfcheck import check, report, rules
 from tests.project import (
     ENGLISH,
     LESSON_FILES,
@@ -129,24 +129,30 @@ def lesson_with(old, new):
 
 UNCLOSED = LESSON.replace('        ids = [self.chars.get(c, 0) for c in text]',
                           '        ids = [self.chars.get(c, 0) for c in text')  # a SyntaxError in part 4
-TYPED = ([lesson_with(old, new) for old, new, _ in MISTAKES + SLIPS]
-         + [LESSON[:LESSON.index(start)] for start, _ in PART_STARTS] + ['', LESSON, UNCLOSED])
+ONE_OFF = lesson_with('            i += 2', '            i += 1')  # a mistake whose slip is looked for too
+# the files whose tests ask where the slip is, and those whose tests ask what the rules answer
+SEARCHED = [lesson_with(old, new) for old, new, _ in SLIPS] + [ONE_OFF]
+RULES_ONLY = ([lesson_with(old, new) for old, new, _ in MISTAKES]
+              + [LESSON[:LESSON.index(start)] for start, _ in PART_STARTS] + ['', LESSON, UNCLOSED])
 
 
-def check_typed():
-    readable = [check.readable_part(source) for source in TYPED]
-    # a loop that never ends holds the child for a rule's whole limit: here a fifth of a second
-    # of CPU, not the tutor's two (the lesson's slowest rule needs 15 ms)
+@functools.lru_cache(maxsize=None)
+def checked(search):
+    """The tutor's answers for SEARCHED (search) or RULES_ONLY: once, when first asked. A loop
+    that never ends holds the child for a rule's whole limit: here a fifth of a second of CPU,
+    not the tutor's two (the lesson's slowest rule needs 15 ms). The rules' files are the ones
+    compared under another hash seed: the lesson's is among them."""
+    readable = [check.readable_part(source) for source in (SEARCHED if search else RULES_ONLY)]
     return check.check_many([source for source, _ in readable], check.lesson(),
-                            [broken for _, broken in readable], seconds=0.2)
-
-
-checked = functools.lru_cache(maxsize=None)(check_typed)  # once, when first asked
+                            [broken for _, broken in readable], seconds=0.2, hash_seed=not search,
+                            search=search)
 
 
 def answers_for(text):
-    """The tutor's answers for a file holding text, all of TYPED checked once, together."""
-    return checked()[TYPED.index(text)]
+    """The tutor's answers for a file holding text, with its slip looked for where its tests ask."""
+    if text in SEARCHED:
+        return checked(True)[SEARCHED.index(text)]
+    return checked(False)[RULES_ONLY.index(text)]
 
 
 def first_failing(answers):
@@ -258,19 +264,15 @@ class RulesTest(unittest.TestCase):
 
     def test_a_child_asked_for_a_value_alone_looks_for_no_slip(self):
         # the hash seed's child: its answer is compared, never shown, and a slip search costs a fork
-        typed = lesson_with('            i += 2', '            i += 1')
-        searched = [key for key, _ in answers_for(typed)['rule_merge_replaces'][1]]
-        with tempfile.TemporaryDirectory() as folder:
-            check.copy_for_check(typed, Path(folder), check.lesson())
-            names = ['rule_imports', 'rule_merge_copies', 'rule_merge_replaces']
-            answer = runner.run([(folder, names)], '12345', 0.2, search=False)[0]['rule_merge_replaces']
-        self.assertEqual(answer[0], 'failed')
-        self.assertIn('slip_line', searched)
-        self.assertNotIn('slip_line', [key for key, _ in answer[1]])
+        searched = checked(True)[SEARCHED.index(ONE_OFF)]['rule_merge_replaces']
+        alone = checked(False)[RULES_ONLY.index(ONE_OFF)]['rule_merge_replaces']
+        self.assertEqual((searched[0], alone[0]), ('failed', 'failed'))
+        self.assertIn('slip_line', [key for key, _ in searched[1]])
+        self.assertNotIn('slip_line', [key for key, _ in alone[1]])
 
     def test_only_the_first_failure_of_a_part_says_where_to_look(self):
         # i += 1 in merge: the rule after the first fails for the same reason, not where its look says
-        answers = answers_for(lesson_with('            i += 2', '            i += 1'))
+        answers = answers_for(ONE_OFF)
         self.assertEqual([answers[name][0] for name in ['rule_merge_replaces', 'rule_merge_list_pair']],
                          ['failed', 'failed'])
         lines, _ = report.report(catalogs.catalog('en'), answers, 'typed.py')

@@ -206,13 +206,14 @@ def lesson():
 
 
 def check_many(sources, lesson_text, broken=None, children=1, seconds=runner.SECONDS, typed_labs=None,
-               hash_seed=True):
+               hash_seed=True, search=True):
     """check() for many readable sources at once, in that many children (and as many more for the
     hash seed), run side by side, each rule given seconds: what the tests use, to start a few
     processes, not two a file. typed_labs: for each source, the labs typed beside it (labs.find),
     or None where the lesson's labs are not checked (no lab/ folder beside the file). hash_seed:
     whether rule_hash_seed is compared with a child under another seed (a test of something else
-    may save that process)."""
+    may save that process). search: whether the child looks for the slip behind each rule that
+    failed (a test of the rules' answers alone may save that time)."""
     broken = broken or [None] * len(sources)
     typed_labs = typed_labs or [None for _ in sources]
     with tempfile.TemporaryDirectory() as tmp:
@@ -233,7 +234,7 @@ def check_many(sources, lesson_text, broken=None, children=1, seconds=runner.SEC
         groups = [runnable[n::children] for n in range(children)]  # every children-th job in each
         pool = concurrent.futures.ThreadPoolExecutor(children)
         try:
-            running = [pool.submit(run_children, group, seconds, hash_seed) for group in groups]
+            running = [pool.submit(run_children, group, seconds, hash_seed, search) for group in groups]
             while concurrent.futures.wait(running, timeout=0.2).not_done:
                 pass  # waited in short turns: a signal another thread received is handled here too
             for n, done in enumerate(running):
@@ -261,7 +262,7 @@ def misplaced_labs(answers, found):
     return answers
 
 
-def run_children(jobs, seconds=runner.SECONDS, hash_seed=True):
+def run_children(jobs, seconds=runner.SECONDS, hash_seed=True, search=True):
     """The child's answers for jobs, with rule_hash_seed compared with a second child's, under
     another PYTHONHASHSEED, run alongside."""
     if not jobs:
@@ -271,7 +272,7 @@ def run_children(jobs, seconds=runner.SECONDS, hash_seed=True):
     with concurrent.futures.ThreadPoolExecutor(1) as pool:
         # the other seed's child gives rule_hash_seed's value to compare: no slip is looked for there
         again = pool.submit(runner.run, seeded, '12345', seconds, False) if seeded else None
-        answers = runner.run(jobs, '0', seconds)
+        answers = runner.run(jobs, '0', seconds, search)
         other = iter(again.result() if again else [])
     for (_, names), found in zip(jobs, answers):
         if 'rule_hash_seed' in names and hash_seed:
