@@ -183,8 +183,12 @@ def in_fresh_python(*args):
             elif said and line.startswith('  '):
                 said[-1] += ' ' + line.strip()
         raise cli.Said(said or [(err.strip().splitlines() or ['a child failed'])[-1]])
-    # the marked line, printed last: a print in tokenizer.py is not it, and one without a newline
-    # may stand before it
+    return figures_in(out)
+
+
+def figures_in(out):
+    """The figures a child printed: the marked line, printed last (a print in tokenizer.py is not
+    it, and one without a newline may stand before it)."""
     answers = [line[line.index(ANSWER) + len(ANSWER):] for line in out.splitlines() if ANSWER in line]
     if not answers:
         raise ValueError(cli.message('speed.no_figures', out=repr(terminal.clip(out, 40))))

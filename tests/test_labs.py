@@ -1,7 +1,6 @@
 """The labs' key claims, and that each lab runs on the defaults and on a file of ours."""
 import argparse
 import contextlib
-import functools
 import importlib
 import importlib.util
 import io
@@ -54,22 +53,6 @@ from tests.project import (
 BPE = LESSON_MODULE.BPE  # the lesson's own, which the library is held to
 
 
-def measure_with_a_printing_tokenizer():
-    """lab.speed's run on a text large enough to measure, in a copy whose tokenizer.py prints
-    megabytes as it is imported: (the finished process)."""
-    with tempfile.TemporaryDirectory() as folder:
-        root = Path(folder)
-        for part in ['lab', 'tokenizer.py', 'settings.json']:
-            (shutil.copytree if (ROOT / part).is_dir() else shutil.copy)(ROOT / part, root / part)
-        tokenizer = root / 'tokenizer.py'
-        tokenizer.write_text("print('debug ' * 2**20, end='')\n" + tokenizer.read_text(encoding='utf-8-sig'),
-                             encoding='utf-8')
-        (root / 'mid.txt').write_text('abcd efgh\n' * 11_000, encoding='utf-8')
-        return run(root, '-m', 'lab.speed', 'mid.txt', '--merges', '5', '--lesson-merges', '1')
-
-
-# lab.speed's run starts a process for each figure (eight with tokenizers installed): once
-measured = functools.lru_cache(maxsize=None)(measure_with_a_printing_tokenizer)  # once, when first asked
 
 
 class MergeOrderTest(unittest.TestCase):
@@ -642,11 +625,28 @@ class SpeedTest(unittest.TestCase):
         self.assertIn('--make-corpus', done.stdout)
         self.assertNotIn('B/char', done.stdout)
 
-    def test_a_text_large_enough_is_measured_even_by_a_tokenizer_py_that_prints_megabytes(self):
-        done = measured()
+    def test_a_text_large_enough_is_measured_and_its_figures_shown_in_a_row(self):
+        gate.learners(5)  # lab.speed imports the learner's BPE for its lesson row
+        root = copy_project(self, parts=['settings.json'])
+        (root / 'mid.txt').write_text('abcd efgh\n' * 11_000, encoding='utf-8')
+        # each figure's child runs in this process (tests.project.labs_children_here): next, a real one
+        code, out, err = run_inside(root, 'speed', 'mid.txt', '--merges', '5', '--lesson-merges', '1')
+        self.assertEqual(code, 0, err[-500:])
+        row = next(line for line in out.splitlines() if line.startswith('mid.txt'))
+        self.assertEqual(row.split()[1:3], ['110,000', '5'])
+
+    def test_a_childs_figures_are_found_among_the_megabytes_a_tokenizer_py_prints(self):
+        root = copy_project(self, parts=['lab', 'tokenizer.py', 'settings.json'])
+        tokenizer = root / 'tokenizer.py'  # the lesson's row imports it, in the child
+        tokenizer.write_text("print('debug ' * 2**20, end='')\n" + tokenizer.read_text(encoding='utf-8-sig'),
+                             encoding='utf-8')
+        (root / 'mid.txt').write_text('abcd efgh\n' * 11_000, encoding='utf-8')
+        done = run(root, '-m', 'lab.speed', '--child', 'lesson', 'mid.txt', '1', '--lesson-merges', '1')
         self.assertEqual(done.returncode, 0, done.stderr[-500:])
-        row = next(line for line in done.stdout.splitlines() if line.startswith('mid.txt'))  # its own import
-        self.assertEqual(row.split()[1:3], ['110,000', '5'])  # printed too: the figures of its children
+        self.assertGreater(len(done.stdout), 2**20)
+        gate.learners(5)
+        from lab import speed
+        self.assertEqual(sorted(speed.figures_in(done.stdout)), ['fast', 'lesson'])
 
 
 class SpeedWithoutProcessesTest(unittest.TestCase):
