@@ -65,6 +65,10 @@ MISTAKES = [
      'rule_state'),
     ('ensure_ascii=False', 'ensure_ascii=True', 'rule_command_line'),
     ("print('roundtrip: OK',", "print('roundtrip:',", 'rule_command_line'),
+    ('        return cls(vocab, merges)',  # a set of str iterates in another order under another hash seed
+     '        if count > 20:\n            vocab.append(next(iter(set(text))))\n'
+     '        return cls(vocab, merges)',
+     'rule_hash_seed'),
 ]
 # state, the last method, typed as a function of its own after the class
 STATE_IN_CLASS = "    def state(self):\n        return {'vocab'"
@@ -603,7 +607,7 @@ class HostileLearnerFileTest(unittest.TestCase):
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=english)
         children = []
         deadline = time.monotonic() + 20
-        while len(children) < 2 and time.monotonic() < deadline:  # the rules' child and the hash seed's
+        while not children and time.monotonic() < deadline:  # the rules' child (the hash seed's comes after)
             time.sleep(0.05)
             children = [int(pid) for pid in os.listdir('/proc')
                         if pid.isdigit() and parent(int(pid)) == tutor.pid]
@@ -612,7 +616,7 @@ class HostileLearnerFileTest(unittest.TestCase):
         out, err = tutor.communicate(timeout=60)
         self.assertLess(time.monotonic() - started, 5)  # not the children's time limit
         self.assertEqual((tutor.returncode, err), (143, 'lab.selfcheck: terminated\n'))
-        self.assertEqual(len(children), 2)
+        self.assertEqual(len(children), 1)
         self.assertEqual(still_alive(children), [])
 
     def test_the_lessons_text_moved_away_is_one_line_saying_how_to_get_it_back(self):

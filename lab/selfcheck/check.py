@@ -207,9 +207,9 @@ def lesson():
 
 def check_many(sources, lesson_text, broken=None, children=1, seconds=runner.SECONDS, typed_labs=None,
                hash_seed=True, search=True):
-    """check() for many readable sources at once, in that many children (and as many more for the
-    hash seed), run side by side, each rule given seconds: what the tests use, to start a few
-    processes, not two a file. typed_labs: for each source, the labs typed beside it (labs.find),
+    """check() for many readable sources at once, in that many children run side by side (each
+    followed by one for the hash seed, where a file's rule_hash_seed held), each rule given
+    seconds: what the tests use, to start a few processes, not two a file. typed_labs: for each source, the labs typed beside it (labs.find),
     or None where the lesson's labs are not checked (no lab/ folder beside the file). hash_seed:
     whether rule_hash_seed is compared with a child under another seed (a test of something else
     may save that process). search: whether the child looks for the slip behind each rule that
@@ -264,22 +264,19 @@ def misplaced_labs(answers, found):
 
 def run_children(jobs, seconds=runner.SECONDS, hash_seed=True, search=True):
     """The child's answers for jobs, with rule_hash_seed compared with a second child's, under
-    another PYTHONHASHSEED, run alongside."""
+    another PYTHONHASHSEED, started after the first for the files whose rule_hash_seed held
+    there: for the others there is nothing to compare, and no second Python is started."""
     if not jobs:
         return []
-    seeded = [(folder, ['rule_imports', 'rule_hash_seed'])
-              for folder, names in jobs if 'rule_hash_seed' in names and hash_seed]
-    with concurrent.futures.ThreadPoolExecutor(1) as pool:
-        # the other seed's child gives rule_hash_seed's value to compare: no slip is looked for there
-        again = pool.submit(runner.run, seeded, '12345', seconds, False) if seeded else None
-        answers = runner.run(jobs, '0', seconds, search)
-        other = iter(again.result() if again else [])
-    for (_, names), found in zip(jobs, answers):
-        if 'rule_hash_seed' in names and hash_seed:
-            theirs, ours = next(other)['rule_hash_seed'], found['rule_hash_seed']
-            if ours[0] == theirs[0] == 'passed' and ours[1] != theirs[1]:
-                found['rule_hash_seed'] = ['failed', [['hash_seed', {}],
-                                                      ['look', {'where': 'look.hash_seed'}]]]
+    answers = runner.run(jobs, '0', seconds, search)
+    held = [(job, found) for job, found in zip(jobs, answers)
+            if hash_seed and found.get('rule_hash_seed', [''])[0] == 'passed']
+    # the other seed's child gives rule_hash_seed's value to compare: no slip is looked for there
+    seeded = [(folder, ['rule_imports', 'rule_hash_seed']) for (folder, _), _ in held]
+    for (_, found), other in zip(held, runner.run(seeded, '12345', seconds, False) if seeded else []):
+        theirs = other['rule_hash_seed']
+        if theirs[0] == 'passed' and theirs[1] != found['rule_hash_seed'][1]:
+            found['rule_hash_seed'] = ['failed', [['hash_seed', {}], ['look', {'where': 'look.hash_seed'}]]]
     return answers
 
 
