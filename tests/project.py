@@ -5,8 +5,10 @@ import functools
 import importlib.util
 import io
 import os
+import pickle
 import random
 import runpy
+import select
 import shutil
 import signal
 import subprocess
@@ -168,6 +170,41 @@ class Forked:
     def kill(self):
         if self.returncode is None:
             os.kill(self.pid, signal.SIGKILL)
+
+
+def in_a_fork(work, seconds):
+    """What work() returns (or raises), done in a fork of this process: a process of its own, which
+    is killed, and TimeoutError raised, when it has not answered within seconds (as a read of a pipe
+    or a device that never ends would leave it)."""
+    read, write = os.pipe()
+    with warnings.catch_warnings():  # Python 3.12+ warns of a fork where a thread runs: none here
+        warnings.simplefilter('ignore', DeprecationWarning)
+        pid = os.fork()
+    if pid == 0:
+        try:
+            os.close(read)
+            try:
+                answer = (True, work())
+            except BaseException as e:
+                answer = (False, e)
+            with os.fdopen(write, 'wb') as pipe:
+                pickle.dump(answer, pipe)
+        finally:
+            os._exit(0)
+    os.close(write)
+    with os.fdopen(read, 'rb') as pipe:
+        answered = select.select([pipe], [], [], seconds)[0]
+        try:
+            if answered:
+                done, value = pickle.load(pipe)
+                if not done:
+                    raise value
+                return value
+        finally:
+            if not answered:
+                os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+    raise TimeoutError(f'no answer within {seconds} s')
 
 
 def python_c(code, args, cwd):

@@ -28,6 +28,7 @@ from tests.project import (
     TEXT,
     as_a_terminal_starts_it,
     copy_project,
+    in_a_fork,
     inside,
     kill_while_writing,
     ours,
@@ -76,8 +77,8 @@ class CommandLineErrorTest(unittest.TestCase):
 
     def assert_refused(self, *words, process=False):
         """tokenizer.py fails with one line naming words, and the saved tokenizer is untouched (in a
-        process of its own where a wrong read could wait forever: the timeout ends it)."""
-        done = run(self.root, 'tokenizer.py', timeout=20) if process else tokenizer_inside(self.root)
+        fork of its own where a wrong read could wait forever: the timeout ends it)."""
+        done = in_a_fork(lambda: tokenizer_inside(self.root), 20) if process else tokenizer_inside(self.root)
         self.assertEqual(done.returncode, 1, done.stdout)
         self.assertEqual(done.stdout, '')
         self.assertNotIn('Traceback', done.stderr)
@@ -421,6 +422,7 @@ class TypedAsTheLessonTeachesTest(unittest.TestCase):
 class LessonLabsAsToolkitTest(test_toolkit.EveryLabTest):
     """Our bpe_trace, unknown and token_count pass the toolkit's checks, as every other lab does."""
     labs = test_toolkit.LESSON_LABS
+    at_exit = ['token_count']
     test_output_fits_80_columns_on_a_large_text_too = None  # compression's; not one of these three
 
 
