@@ -6,14 +6,14 @@ tokenizers, the explainer of a learner's error nothing of the tutor, and the tut
 labs stand on the same floor.
 """
 import ast
+import functools
 import json
 import tempfile
 import unittest
 from pathlib import Path
-from unittest import mock
 
-from lab.learner import catalogs
-from tests.project import ROOT, copy_project, run, run_inside, tokenizer_inside, use_lesson_files
+from tests import gate
+from tests.project import ROOT, copy_project, run, tokenizer_inside, use_lesson_files
 
 # bottom first: a file may import from its own layer and from those before it
 LAYERS = [
@@ -129,13 +129,16 @@ class AddingTest(unittest.TestCase):
     def setUpClass(cls):
         cls.root = copy_project(cls, parts=['settings.json', 'data', 'lab', 'tests'])
         use_lesson_files(cls.root, labs=True)  # what is typed here, right or wrong, is not the point
+        cls.env = gate.holding(cls.root)
         done = tokenizer_inside(cls.root)  # the lesson's file: data/tokenizer.json for lab.hello
         assert done.returncode == 0, done.stderr
 
-    def edit(self, name, old, new):
-        path = self.root / name
+    @classmethod
+    def edit(cls, name, old, new):
+        path = cls.root / name
         text = path.read_text(encoding='utf-8')
-        self.assertIn(old, text)
+        if old not in text:
+            raise AssertionError(f'{name} no longer holds {old!r}: CONTRIBUTING.md\'s recipe needs it')
         path.write_text(text.replace(old, new, 1), encoding='utf-8')
 
     def test_a_lab(self):
@@ -147,9 +150,11 @@ class AddingTest(unittest.TestCase):
         done = run(self.root, '-m', 'lab.hello')
         said = 'data/tokenizer.json: sound, a char tokenizer'
         self.assertEqual((done.returncode, done.stdout.splitlines()[0]), (0, said))
-        done = run(self.root, '-m', 'unittest', 'tests.test_toolkit', '-k', 'test_help_exits_0')
+        toolkit = ("import unittest\nfrom tests.project import LABS\nassert 'hello' in LABS, LABS\n"
+                   "unittest.main(module=None, argv=['-', 'tests.test_toolkit', '-k', 'test_help_exits_0'])")
+        done = run(self.root, '-c', toolkit, env=self.env)
         self.assertEqual(done.returncode, 0, done.stderr[-2000:])
-        self.assertIn('hello', run(self.root, '-c', 'from tests.project import LABS; print(LABS)').stdout)
+        self.assertIn('Ran 1 test', done.stderr)
 
     def test_a_kind(self):
         char = (self.root / 'lab' / 'kinds' / 'char.py').read_text(encoding='utf-8')
@@ -160,40 +165,50 @@ class AddingTest(unittest.TestCase):
                   "'special': SpecialBPE, 'upper': UpperBPE}")
         self.edit('lab/kinds/__init__.py', 'from lab.kinds.word import WordBPE\n',
                   'from lab.kinds.upper import UpperBPE\nfrom lab.kinds.word import WordBPE\n')
-        done = run(self.root, '-m', 'lab.compare', 'data/mixed.txt', '--merges', '20')
+        code = ('import runpy, sys\nfrom lab import kinds\ntok = kinds.KINDS["upper"].train("abab ab", 3)\n'
+                'kinds.save(tok, "u.json")\nprint(kinds.load("u.json").kind)\n'
+                'sys.argv = ["lab.compare", "data/mixed.txt", "--merges", "20"]\n'
+                'runpy.run_module("lab.compare", run_name="__main__")')
+        done = run(self.root, '-c', code)
         self.assertEqual(done.returncode, 0, done.stderr)
-        self.assertRegex(done.stdout, r'\nupper +20 ')
-        code = ('from lab import kinds; tok = kinds.KINDS["upper"].train("abab ab", 3); '
-                'kinds.save(tok, "u.json"); print(kinds.load("u.json").kind)')
-        self.assertEqual(run(self.root, '-c', code).stdout, 'upper\n')
+        self.assertEqual(done.stdout.splitlines()[0], 'upper')  # saved and loaded as its kind
+        self.assertRegex(done.stdout, r'\nupper +20 ')  # and in lab.compare's table
 
-    def test_a_rule_of_the_tutor(self):
+    @classmethod
+    @functools.lru_cache(maxsize=None)
+    def tutor_with_a_rule_and_a_language(cls):
+        """The tutor run in the copy once a rule and a language are added, speaking the language:
+        (its exit status, what it printed). Each addition is done as its recipe says; one run
+        of the tutor shows both."""
         rule = ('def rule_throwaway():\n'  # the function to add, before RULES
                 '    call = "merge([4, 4, 4], [4, 4], 7)"\n'
                 '    got = _merged(call, [4, 4, 4], [4, 4], 7)\n'
                 '    _expect_merged(call, got, [4, 4, 4], [7, 4], "look.merge_replace")\n'
                 '\n\n')
         place = 'class Rule(NamedTuple):'
-        self.edit('lab/selfcheck/rules.py', place, rule + place)
-        self.edit('lab/selfcheck/rules.py',  # the list
+        cls.edit('lab/selfcheck/rules.py', place, rule + place)
+        cls.edit('lab/selfcheck/rules.py',  # the list
                   '    Rule(1, {\'merge\'}, {0, 1}, rule_merge_in_time),\n',
                   '    Rule(1, {\'merge\'}, {0, 1}, rule_merge_in_time),\n'
                   '    Rule(1, {\'merge\'}, {0, 1}, rule_throwaway),\n')
-        catalog = json.loads((self.root / 'lab' / 'locale' / 'en.json').read_text(encoding='utf-8'))
+        locale = cls.root / 'lab' / 'locale'
+        catalog = json.loads((locale / 'en.json').read_text(encoding='utf-8'))
         catalog['rule.rule_throwaway'] = 'a throwaway rule: three 4s merge as 7 4'
-        (self.root / 'lab' / 'locale' / 'en.json').write_text(json.dumps(catalog), encoding='utf-8')
-        done = run(self.root, '-m', 'lab.selfcheck', '--lang', 'en')
-        self.assertEqual(done.returncode, 0, done.stdout[-2000:] + done.stderr[-2000:])
-        self.assertRegex(done.stdout, r'OK +a throwaway rule: three 4s merge as 7 4')
+        (locale / 'en.json').write_text(json.dumps(catalog), encoding='utf-8')
+        catalog['rule.rule_decode'] = 'decode: ids back to text, in the throwaway language'  # a language:
+        (locale / 'xx.json').write_text(json.dumps(catalog), encoding='utf-8')  # a catalog of its own
+        done = run(cls.root, '-m', 'lab.selfcheck', '--lang', 'xx')
+        return done.returncode, done.stdout + done.stderr
+
+    def test_a_rule_of_the_tutor(self):
+        code, said = self.tutor_with_a_rule_and_a_language()
+        self.assertEqual(code, 0, said[-2000:])
+        self.assertRegex(said, r'OK +a throwaway rule: three 4s merge as 7 4')
 
     def test_a_language(self):
-        catalog = json.loads((self.root / 'lab' / 'locale' / 'en.json').read_text(encoding='utf-8'))
-        catalog['rule.rule_decode'] = 'decode: ids back to text, in the throwaway language'
-        (self.root / 'lab' / 'locale' / 'xx.json').write_text(json.dumps(catalog), encoding='utf-8')
-        with mock.patch.object(catalogs, 'LOCALE', self.root / 'lab' / 'locale'):  # the copy's catalogs
-            code, out, _ = run_inside(self.root, 'selfcheck', '--lang', 'xx')
-        self.assertEqual(code, 0, out[-2000:])
-        self.assertIn('decode: ids back to text, in the throwaway language', out)
+        code, said = self.tutor_with_a_rule_and_a_language()
+        self.assertEqual(code, 0, said[-2000:])
+        self.assertIn('decode: ids back to text, in the throwaway language', said)
 
 
 if __name__ == '__main__':
