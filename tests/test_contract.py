@@ -24,7 +24,6 @@ from tests.project import (
     inside,
     lab_files,
     learners_tokenizer,
-    run,
     run_inside,
     script_inside,
     tokenizer_inside,
@@ -134,7 +133,7 @@ class LearnerBugSeenFromALabTest(unittest.TestCase):
         cls.root = copy_project(cls, parts=['settings.json', 'data/train.txt', 'lab'])
         use_lesson_files(cls.root)
         cls.lesson = (cls.root / 'tokenizer.py').read_text(encoding='utf-8')
-        assert run(cls.root, 'tokenizer.py').returncode == 0
+        assert tokenizer_inside(cls.root).returncode == 0
         cls.saved = (cls.root / 'data' / 'tokenizer.json').read_bytes()
 
     def typed_with(self, old, new):
@@ -189,7 +188,7 @@ class LearnerBugSeenFromALabTest(unittest.TestCase):
 
     def test_a_saved_tokenizer_without_merges_points_to_the_tutor_not_to_training_again(self):
         self.typed_with("return {'vocab': self.vocab, 'merges': self.merges}", "return {'vocab': self.vocab}")
-        run(self.root, 'tokenizer.py')
+        tokenizer_inside(self.root)
         done = self.lab('check')
         self.assertEqual(done.returncode, 1)
         self.assertIn('python3 -m lab.selfcheck', done.stderr)
