@@ -30,9 +30,9 @@ from tests.project import (
     copy_project,
     inside,
     messages,
-    run,
     skip_unless_processes_start,
     still_alive,
+    tokenizer_inside,
 )
 from tests.test_fuzz import fuzz_texts
 
@@ -376,7 +376,7 @@ class CommandLineTest(unittest.TestCase):
 
     def test_saves_the_same_tokenizer_and_prints_the_same_as_tokenizer_py(self):
         root = copy_project(self)
-        lesson = run(root, 'tokenizer.py')
+        lesson = tokenizer_inside(root)
         saved = json.loads((root / 'data' / 'tokenizer.json').read_text(encoding='utf-8'))
         (root / 'data' / 'tokenizer.json').unlink()
         fast = inside(root, 'fast_bpe')

@@ -697,23 +697,24 @@ class CommandLineTest(unittest.TestCase):
         seen, code, err = self.runs['watch'].result()
         words = catalogs.catalog('ko')
         nexts = [line for line in seen if line.startswith(words['next_part'].split(':')[0])]
-        self.assertEqual([line.split('.')[0][-1] for line in nexts], ['2'])
+        self.assertEqual([line.split('.')[0][-1] for line in nexts], ['0'])
         self.assertIn(words['all_hold'], seen)
         self.assertEqual((code, err), (130, f"lab.selfcheck: {words['interrupted']}\n"))
 
 
 def watch_a_learner_typing(root):
     """(the lines the tutor showed, its exit status, its stderr) while a learner, watched with
-    --watch, types part 1, saves the whole file and presses Ctrl-C."""
+    --watch, starts with an empty file (nothing to run: no child), saves the whole file and
+    presses Ctrl-C."""
     path = root / 'watched.py'
-    path.write_text(LESSON[:LESSON.index('class BPE:')], encoding='utf-8')
+    path.write_text('', encoding='utf-8')
     command_line = [sys.executable, '-m', 'lab.selfcheck', 'watched.py', '--watch', '--lang', 'ko']
     process = subprocess.Popen(command_line, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                text=True, env=dict(os.environ, PYTHONIOENCODING='utf-8'),
                                preexec_fn=as_a_terminal_starts_it)
     seen = []
     watching = catalogs.catalog('ko')['watching']
-    while watching not in seen[-1:]:  # the check of part 1 has ended
+    while watching not in seen[-1:]:  # the check of the empty file has ended
         seen.append(process.stdout.readline().rstrip('\n'))
     time.sleep(0.05)
     path.write_text(LESSON, encoding='utf-8')

@@ -73,7 +73,7 @@ def for_every_lab(work, labs=LABS):
 
 class EveryLabTest(unittest.TestCase):
     labs = [name for name in LABS if name not in LESSON_LABS]
-    at_exit = ['show', 'compression']  # run in processes of their own: two labs stand for the rest
+    at_exit = ['show']  # run in a process of its own: one lab stands for the rest (cli.run is theirs)
 
     @classmethod
     def setUpClass(cls):

@@ -209,11 +209,12 @@ def check_many(sources, lesson_text, broken=None, children=1, seconds=runner.SEC
                hash_seed=True, search=True):
     """check() for many readable sources at once, in that many children run side by side (each
     followed by one for the hash seed, where a file's rule_hash_seed held), each rule given
-    seconds: what the tests use, to start a few processes, not two a file. typed_labs: for each source, the labs typed beside it (labs.find),
-    or None where the lesson's labs are not checked (no lab/ folder beside the file). hash_seed:
-    whether rule_hash_seed is compared with a child under another seed (a test of something else
-    may save that process). search: whether the child looks for the slip behind each rule that
-    failed (a test of the rules' answers alone may save that time)."""
+    seconds: what the tests use, to start a few processes, not two a file. typed_labs: for each
+    source, the labs typed beside it (labs.find), or None where the lesson's labs are not checked
+    (no lab/ folder beside the file). hash_seed: whether rule_hash_seed is compared with a child
+    under another seed (a test of something else may save that process). search: whether the
+    child looks for the slip behind each rule that failed (a test of the rules' answers alone
+    may save that time)."""
     broken = broken or [None] * len(sources)
     typed_labs = typed_labs or [None for _ in sources]
     with tempfile.TemporaryDirectory() as tmp:
