@@ -4,7 +4,9 @@ A message is a string, or a list of lines, with {fields} filled in. Adding a lan
 one file there. A catalog with a message missing, or of the wrong type, falls back to English
 for that message, so a half-done translation still runs.
 """
+import functools
 import json
+import os
 from pathlib import Path
 
 LOCALE = Path(__file__).resolve().parent.parent / 'locale'
@@ -22,6 +24,17 @@ def languages():
 def load(lang):
     """{key: text} of one catalog; BadCatalog when it is missing or not a JSON object of texts."""
     path = LOCALE / f'{lang}.json'
+    try:
+        stat = os.stat(path)
+    except OSError:
+        stat = None  # said as read() says it
+    return dict(read(path, lang, stat and (stat.st_mtime_ns, stat.st_size)))
+
+
+@functools.lru_cache(maxsize=8)
+def read(path, lang, version):
+    """load()'s catalog, read once a version of the file (a process that says many messages, the
+    tests', reads it once, and again when it is edited)."""
     try:
         words = json.loads(path.read_text(encoding='utf-8-sig'))  # -sig: a byte order mark, as Notepad saves
     except (OSError, ValueError) as e:
@@ -69,7 +82,7 @@ def catalog(lang):
 def can_show(words, stream):
     """Whether stream can show the letters of a catalog's words (an ASCII terminal cannot show
     Korean; EUC-KR can, though it lacks a dash of the titles, which is then shown as '-')."""
-    letters = {ch for text in words.values() for ch in text if ch.isalpha()}
+    letters = {ch for ch in set(''.join(words.values())) if ch.isalpha()}  # each character once
     try:
         ''.join(sorted(letters)).encode(getattr(stream, 'encoding', None) or 'utf-8')
         return True
