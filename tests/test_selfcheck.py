@@ -714,13 +714,21 @@ def watch_a_learner_typing(root):
                                preexec_fn=as_a_terminal_starts_it)
     seen = []
     watching = catalogs.catalog('ko')['watching']
-    while watching not in seen[-1:]:  # the check of the empty file has ended
-        seen.append(process.stdout.readline().rstrip('\n'))
+
+    def read_through(last):
+        """The lines shown, up to and with last (the tutor watching again); an error, not a wait
+        without end, when the tutor has ended instead."""
+        while last not in seen[-1:]:
+            line = process.stdout.readline()
+            if not line:
+                process.kill()
+                raise AssertionError(f'the tutor ended: {process.communicate()[1][-1000:]}')
+            seen.append(line.rstrip('\n'))
+    read_through(watching)  # the check of the empty file has ended
     time.sleep(0.05)
     path.write_text(LESSON, encoding='utf-8')
     seen.append(process.stdout.readline().rstrip('\n'))
-    while watching not in seen[-1:]:
-        seen.append(process.stdout.readline().rstrip('\n'))
+    read_through(watching)
     process.send_signal(signal.SIGINT)
     out, err = process.communicate(timeout=30)
     return seen, process.returncode, err
