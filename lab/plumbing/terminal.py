@@ -20,6 +20,8 @@ def shown(text):
 
 def width(text):
     """Columns text takes on a terminal: wide (CJK, emoji) 2, combining marks 0."""
+    if text.isascii():  # most of what the labs print: a column a character
+        return len(text)
     return sum(0 if unicodedata.combining(ch) else 2 if unicodedata.east_asian_width(ch) in 'WF' else 1
                for ch in text)
 
