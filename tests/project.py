@@ -16,6 +16,7 @@ import sys
 import tempfile
 import threading
 import time
+import traceback
 import types
 import unittest
 import warnings
@@ -140,9 +141,9 @@ class Forked:
     from cwd, as that Python would)."""
 
     def __init__(self, code, args, cwd):
-        with warnings.catch_warnings():  # Python 3.12+ warns of a fork where a thread runs: none here
-            warnings.simplefilter('ignore', DeprecationWarning)
-            self.pid = os.fork()
+        sys.stdout.flush()  # else what waits in this process's buffers is written twice
+        sys.stderr.flush()
+        self.pid = os.fork()
         if self.pid == 0:
             status = 1
             try:
@@ -151,7 +152,13 @@ class Forked:
                 sys.modules.pop('tokenizer', None)
                 exec(compile(code, '<string>', 'exec'), {'__name__': '__main__'})
                 status = 0
+            except SystemExit as e:
+                status = e.code if isinstance(e.code, int) else 0 if e.code is None else 1
+            except BaseException:
+                traceback.print_exc()  # as python3 -c would say it
             finally:
+                sys.stdout.flush()
+                sys.stderr.flush()
                 os._exit(status)
         self.returncode = None
 
@@ -177,8 +184,10 @@ def in_a_fork(work, seconds):
     is killed, and TimeoutError raised, when it has not answered within seconds (as a read of a pipe
     or a device that never ends would leave it)."""
     read, write = os.pipe()
-    with warnings.catch_warnings():  # Python 3.12+ warns of a fork where a thread runs: none here
-        warnings.simplefilter('ignore', DeprecationWarning)
+    sys.stdout.flush()  # else what waits in this process's buffers is written twice
+    sys.stderr.flush()
+    with warnings.catch_warnings():  # Python 3.12+ warns of a fork where a thread runs: a fork that
+        warnings.simplefilter('ignore', DeprecationWarning)  # waits on a lock is ended with the rest
         pid = os.fork()
     if pid == 0:
         try:
@@ -188,7 +197,11 @@ def in_a_fork(work, seconds):
             except BaseException as e:
                 answer = (False, e)
             with os.fdopen(write, 'wb') as pipe:
-                pickle.dump(answer, pipe)
+                try:
+                    said = pickle.dumps(answer)
+                except Exception as e:  # what work() gave cannot leave the fork
+                    said = pickle.dumps((False, RuntimeError(f'in_a_fork: {e}')))
+                pipe.write(said)
         finally:
             os._exit(0)
     os.close(write)
@@ -208,8 +221,9 @@ def in_a_fork(work, seconds):
 
 
 def python_c(code, args, cwd):
-    """A process that runs python3 -c code args in cwd: a fork of this one where there are forks."""
-    if hasattr(os, 'fork'):
+    """A process that runs python3 -c code args in cwd: a fork of this one where there are forks
+    and no other thread runs (a lock another thread holds would stay held in the fork)."""
+    if hasattr(os, 'fork') and threading.active_count() == 1:
         return Forked(code, args, cwd)
     return subprocess.Popen([sys.executable, '-c', code, *args], cwd=cwd)
 
@@ -228,8 +242,10 @@ def kill_while_writing(test, code, args, cwd, path, wholes, rounds, seed, togeth
             end = time.monotonic() + 20
             while os.stat(path).st_ino == old and time.monotonic() < end:  # until one has saved, and
                 time.sleep(0.005)  # the writers are at work: a save renames a new file over the old
+            test.assertNotEqual(os.stat(path).st_ino, old, 'no writer saved: nothing was tried')
         writer = writers[n if together else 0]
         time.sleep(rng.random() * (0.08 if together else 0.15))
+        test.assertIsNone(writer.poll(), 'the writer ended before it was killed')
         writer.kill()
         writer.wait()
         test.assertIn(path.read_text(encoding='utf-8'), wholes)
@@ -429,17 +445,24 @@ def tokenizer_inside(root, *args, env=None):
     the tutor found keeps every rule, python3 tokenizer.py's among them (else the test is
     skipped, as run() skips it). env: more of the environment, while it runs."""
     gate.skip_unless_the_file_holds(Path(root) / 'tokenizer.py')
-    out, err, code = io.StringIO(), io.StringIO(), 0
+    # real text streams, as a process has: a learner's file may reconfigure stdout or write bytes
+    out, err, code = io.BytesIO(), io.BytesIO(), 0
+    stdout, stderr = [io.TextIOWrapper(stream, encoding='utf-8', write_through=True) for stream in (out, err)]
     with contextlib.chdir(root) if hasattr(contextlib, 'chdir') else working_in(root), \
-            mock.patch.object(sys, 'argv', ['tokenizer.py', *args]), contextlib.redirect_stdout(out), \
-            contextlib.redirect_stderr(err), mock.patch.dict(os.environ, env or {}):
+            mock.patch.object(sys, 'argv', ['tokenizer.py', *args]), mock.patch.dict(os.environ, env or {}), \
+            mock.patch.object(sys, 'stdout', stdout), mock.patch.object(sys, 'stderr', stderr):
         try:
             runpy.run_path(str(root / 'tokenizer.py'), run_name='__main__')
         except SystemExit as e:
             code = e.code if isinstance(e.code, int) else 1
             if isinstance(e.code, str):
-                err.write(e.code + '\n')
-    return types.SimpleNamespace(returncode=code, stdout=out.getvalue(), stderr=err.getvalue())
+                stderr.write(e.code + '\n')
+        finally:
+            for stream in (stdout, stderr):
+                if not stream.closed:  # the learner's code may have closed it
+                    stream.flush()
+    return types.SimpleNamespace(returncode=code, stdout=out.getvalue().decode('utf-8', 'replace'),
+                                 stderr=err.getvalue().decode('utf-8', 'replace'))
 
 
 def still_alive(pids, seconds=10):

@@ -149,7 +149,8 @@ class AddingTest(unittest.TestCase):
         self.edit('tests/project.py', "'--tokenizer': ['audit',", "'--tokenizer': ['hello', 'audit',")
         # in the copy: the new lab run as the tests run a lab, then the toolkit's test of every lab
         toolkit = ("import unittest\nfrom tests.project import LABS, ROOT, run_inside\n"
-                   "assert 'hello' in LABS, LABS\nprint(run_inside(ROOT, 'hello')[1].splitlines()[0])\n"
+                   "assert 'hello' in LABS, LABS\ncode, out, err = run_inside(ROOT, 'hello')\n"
+                   "assert code == 0, err\nprint(out.splitlines()[0])\n"
                    "unittest.main(module=None, argv=['-', 'tests.test_toolkit', '-k', 'test_help_exits_0'])")
         done = run(self.root, '-c', toolkit, env=self.env)
         self.assertEqual(done.returncode, 0, done.stderr[-2000:])

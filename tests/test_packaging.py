@@ -2,13 +2,13 @@
 
 Building needs setuptools 77 or newer (pip install -U setuptools); without it these tests
 skip, and .ci/run installs it so that they run there. The archive is built by setuptools'
-PEP 517 hook, build_sdist, called in this process as python3 -m build --sdist --no-isolation
-calls it in one of its own (the same archive, without starting two Pythons). The tests
-use only files git tracks (CI runs
-them in a fresh clone), so "every tracked file is in the archive" is the whole promise;
-running all of the suite again inside the archive would only double the time of
-python3 -m unittest for anyone who has `build` installed. The lesson's rule tests are run
-there as well, to show the unpacked folder works as a project: imports, data, labs.
+PEP 517 hook, build_sdist, called in a fork of this process as python3 -m build --sdist
+--no-isolation calls it in a Python of its own (the same archive, without starting two
+Pythons). The tests use only files git tracks (CI runs them in a fresh clone), so "every
+tracked file is in the archive" is the whole promise; running all of the suite again inside
+the archive would only double the time of python3 -m unittest for anyone who has setuptools.
+The lesson's rule tests are run there as well, to show the unpacked folder works as a
+project: imports, data, labs.
 """
 import contextlib
 import functools
@@ -23,7 +23,7 @@ import unittest
 import warnings
 from pathlib import Path
 
-from tests.project import ROOT, working_in
+from tests.project import ROOT, in_a_fork, working_in
 
 
 def setuptools_new_enough():
@@ -58,13 +58,8 @@ def build_and_run(tracked):
         for name in tracked:  # a clean copy: building writes an .egg-info beside the sources
             (source / name).parent.mkdir(parents=True, exist_ok=True)
             (source / name).write_bytes((ROOT / name).read_bytes())
-        said = io.StringIO()
-        with working_in(source), contextlib.redirect_stdout(said), contextlib.redirect_stderr(said), \
-                warnings.catch_warnings(record=True) as warned:
-            warnings.simplefilter('always')
-            from setuptools import build_meta  # its import patches distutils: imported only here
-            archive = Path(tmp) / 'dist' / build_meta.build_sdist(str(Path(tmp) / 'dist'))
-        with tarfile.open(archive) as tar:
+        built, said = in_a_fork(functools.partial(build_sdist, source, Path(tmp) / 'dist'), 300)
+        with tarfile.open(built) as tar:
             # names inside are 'xslm_tokenizer-0.1.0/lab/plumbing/cli.py': drop the top folder
             shipped = {name.partition('/')[2] for name in tar.getnames()}
             if hasattr(tarfile, 'data_filter'):  # refuse links and paths that leave the folder
@@ -74,7 +69,20 @@ def build_and_run(tracked):
         unpacked = next((Path(tmp) / 'unpacked').iterdir())
         ran = subprocess.run([sys.executable, '-m', 'unittest', *LESSON_RULE_TESTS], cwd=unpacked,
                              capture_output=True, text=True, timeout=300)
-        return shipped, ran, said.getvalue() + ''.join(f'warning: {w.message}\n' for w in warned)
+        return shipped, ran, said
+
+
+def build_sdist(source, folder):
+    """(the archive, what the build said, its warnings among it): setuptools' build_sdist hook
+    called in source, as a build frontend calls it. Run in a fork (in_a_fork): setuptools, as it
+    works, patches distutils, sets sys.argv and adds handlers to the root logger."""
+    said = io.StringIO()
+    with working_in(source), contextlib.redirect_stdout(said), contextlib.redirect_stderr(said), \
+            warnings.catch_warnings(record=True) as warned:
+        warnings.simplefilter('always')
+        from setuptools import build_meta
+        archive = folder / build_meta.build_sdist(str(folder))
+    return archive, said.getvalue() + ''.join(f'warning: {w.message}\n' for w in warned)
 
 
 @functools.lru_cache(maxsize=None)

@@ -15,6 +15,7 @@ import string
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import types
 import unittest
@@ -133,7 +134,8 @@ def lesson_with(old, new):
 
 UNCLOSED = LESSON.replace('        ids = [self.chars.get(c, 0) for c in text]',
                           '        ids = [self.chars.get(c, 0) for c in text')  # a SyntaxError in part 4
-ONE_OFF = lesson_with('            i += 2', '            i += 1')  # a mistake whose slip is looked for too
+ONE_OFF = lesson_with('            i += 2', '            i += 1')  # mistakes whose slips are looked for too
+HUGE = lesson_with("return ''.join(self.vocab[i] for i in ids)", 'return list(range(300_000))')
 # the prints a learner adds: without a newline, the tutor's own mark, Korean written as bytes
 # after the reconfigure a Windows console needs
 PRINTS = lesson_with(
@@ -144,7 +146,7 @@ PRINTS = lesson_with(
      "    sys.stdout.buffer.write('안녕\\n'.encode('utf-8'))\n"])
 FAILING = lesson_with("print('vocab:'", "print(undefined_name, 'vocab:'")  # python3 tokenizer.py fails
 # the files whose tests ask where the slip is, and those whose tests ask what the rules answer
-SEARCHED = [lesson_with(old, new) for old, new, _ in SLIPS] + [ONE_OFF]
+SEARCHED = [lesson_with(old, new) for old, new, _ in SLIPS] + [ONE_OFF, HUGE]
 RULES_ONLY = ([lesson_with(old, new) for old, new, _ in MISTAKES]
               + [LESSON[:LESSON.index(start)] for start, _ in PART_STARTS]
               + ['', LESSON, UNCLOSED, PRINTS, FAILING])
@@ -294,8 +296,7 @@ class RulesTest(unittest.TestCase):
         self.assertEqual(sum(line.strip().startswith('look at:') for line in merge), 1, merge)
 
     def test_a_huge_value_your_code_gives_is_shown_by_its_start(self):
-        huge = lesson_with("return ''.join(self.vocab[i] for i in ids)", 'return list(range(300_000))')
-        answers = answers_for(huge)
+        answers = answers_for(HUGE)  # with its slip's lines too
         lines, _ = report.report(catalogs.catalog('en'), answers, 'typed.py')
         self.assertLess(len(lines), 80)
         self.assertEqual(wider_than_80('\n'.join(lines)), [])
@@ -694,7 +695,7 @@ class CommandLineTest(unittest.TestCase):
 
     @unittest.skipUnless(hasattr(signal, 'SIGINT') and os.name == 'posix', 'needs POSIX signals')
     def test_watch_checks_again_when_the_file_is_saved_and_ctrl_c_ends_it(self):
-        seen, code, err = self.runs['watch'].result()
+        seen, code, err = self.runs['watch'].result(timeout=300)
         words = catalogs.catalog('ko')
         nexts = [line for line in seen if line.startswith(words['next_part'].split(':')[0])]
         self.assertEqual([line.split('.')[0][-1] for line in nexts], ['0'])
@@ -714,6 +715,8 @@ def watch_a_learner_typing(root):
                                preexec_fn=as_a_terminal_starts_it)
     seen = []
     watching = catalogs.catalog('ko')['watching']
+    stuck = threading.Timer(120, process.kill)  # a tutor that goes silent is ended, and the test fails
+    stuck.start()
 
     def read_through(last):
         """The lines shown, up to and with last (the tutor watching again); an error, not a wait
@@ -724,13 +727,19 @@ def watch_a_learner_typing(root):
                 process.kill()
                 raise AssertionError(f'the tutor ended: {process.communicate()[1][-1000:]}')
             seen.append(line.rstrip('\n'))
-    read_through(watching)  # the check of the empty file has ended
-    time.sleep(0.05)
-    path.write_text(LESSON, encoding='utf-8')
-    seen.append(process.stdout.readline().rstrip('\n'))
-    read_through(watching)
-    process.send_signal(signal.SIGINT)
-    out, err = process.communicate(timeout=30)
+    try:
+        read_through(watching)  # the check of the empty file has ended
+        time.sleep(0.05)
+        path.write_text(LESSON, encoding='utf-8')
+        seen.append(process.stdout.readline().rstrip('\n'))
+        read_through(watching)
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=30)
+    finally:
+        stuck.cancel()
+        if process.poll() is None:
+            process.kill()
+            process.wait()
     return seen, process.returncode, err
 
 

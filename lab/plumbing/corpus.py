@@ -23,13 +23,13 @@ def stdlib_texts():
 def python_files(folder):
     """The .py files under folder in the order of their paths, folders read only as the order
     reaches them (the first file is found at once: is_corpus asks for no more), and the
-    installed packages and the tests left out."""
-    try:
-        entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
+    installed packages and the tests left out: the files sorted(folder.rglob('*.py')) gives."""
+    try:  # in the order Path sorts them: by name, without case where the system has none
+        entries = sorted(os.scandir(folder), key=lambda entry: os.path.normcase(entry.name))
     except OSError:
         return
     for entry in entries:
-        if entry.is_dir():
+        if entry.is_dir(follow_symlinks=False):  # as rglob, which goes into no linked folder
             if entry.name not in ('site-packages', 'test', 'tests'):
                 yield from python_files(Path(entry.path))
         elif entry.name.endswith('.py'):
