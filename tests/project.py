@@ -235,20 +235,30 @@ def kill_while_writing(test, code, args, cwd, path, wholes, rounds, seed, togeth
     has just written must not be run so), killed one by one."""
     rng = random.Random(seed)
     writers = []
-    for n in range(rounds):
-        if n == 0 or not together:
-            old = os.stat(path).st_ino
-            writers = [python_c(code, args, cwd) for _ in range(rounds if together else 1)]
-            end = time.monotonic() + 20
-            while os.stat(path).st_ino == old and time.monotonic() < end:  # until one has saved, and
-                time.sleep(0.005)  # the writers are at work: a save renames a new file over the old
-            test.assertNotEqual(os.stat(path).st_ino, old, 'no writer saved: nothing was tried')
-        writer = writers[n if together else 0]
-        time.sleep(rng.random() * (0.08 if together else 0.15))
-        test.assertIsNone(writer.poll(), 'the writer ended before it was killed')
-        writer.kill()
-        writer.wait()
-        test.assertIn(path.read_text(encoding='utf-8'), wholes)
+
+    def version():  # a save renames a new file over the old: another inode, written at another time
+        found = os.stat(path)
+        return found.st_ino, found.st_mtime_ns, found.st_size
+    try:
+        for n in range(rounds):
+            if n == 0 or not together:
+                old = version()
+                writers = [python_c(code, args, cwd) for _ in range(rounds if together else 1)]
+                end = time.monotonic() + 20
+                while version() == old and time.monotonic() < end:  # until one has saved: at work
+                    time.sleep(0.005)
+                test.assertNotEqual(version(), old, 'no writer saved: nothing was tried')
+            writer = writers[n if together else 0]
+            time.sleep(rng.random() * (0.08 if together else 0.15))
+            running = writer.poll() is None
+            writer.kill()
+            writer.wait()
+            test.assertTrue(running, 'the writer ended before it was killed')
+            test.assertIn(path.read_text(encoding='utf-8'), wholes)
+    finally:  # none is left writing, whatever failed
+        for writer in writers:
+            writer.kill()
+            writer.wait()
 
 
 def run(root, *args, cwd=None, env=None, stdin=None, timeout=120):
