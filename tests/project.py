@@ -433,46 +433,37 @@ def learners_tokenizer(root):
             sys.modules['tokenizer'] = ours
 
 
-def script_inside(root, script, *args):
+def script_inside(root, script, *args, env=None):
     """(exit status, stdout, stderr) of python3 SCRIPT args in root, run in this process (a lab
-    typed from the lesson, say: a script, not a module of the lab package)."""
-    out, err, code = io.StringIO(), io.StringIO(), 0
-    with contextlib.chdir(root) if hasattr(contextlib, 'chdir') else working_in(root), \
-            mock.patch.object(sys, 'argv', [script, *args]), contextlib.redirect_stdout(out), \
-            contextlib.redirect_stderr(err):
-        try:
-            runpy.run_path(str(Path(root) / script), run_name='__main__')
-        except SystemExit as e:
-            code = e.code if isinstance(e.code, int) else 1
-            if isinstance(e.code, str):
-                err.write(e.code + '\n')
-    return code, out.getvalue(), err.getvalue()
-
-
-def tokenizer_inside(root, *args, env=None):
-    """python3 tokenizer.py args in root, run in this process: .returncode, .stdout, .stderr, as
-    run() answers. Only for a tokenizer.py a test knows ends: this project's own, or a learner's
-    the tutor found keeps every rule, python3 tokenizer.py's among them (else the test is
-    skipped, as run() skips it). env: more of the environment, while it runs."""
-    gate.skip_unless_the_file_holds(Path(root) / 'tokenizer.py')
-    # real text streams, as a process has: a learner's file may reconfigure stdout or write bytes
+    typed from the lesson, say: a script, not a module of the lab package). env: more of the
+    environment, while it runs. The streams are real text streams, as a process has: a
+    learner's file may reconfigure stdout or write bytes to it."""
     out, err, code = io.BytesIO(), io.BytesIO(), 0
     stdout, stderr = [io.TextIOWrapper(stream, encoding='utf-8', write_through=True) for stream in (out, err)]
     with contextlib.chdir(root) if hasattr(contextlib, 'chdir') else working_in(root), \
-            mock.patch.object(sys, 'argv', ['tokenizer.py', *args]), mock.patch.dict(os.environ, env or {}), \
+            mock.patch.object(sys, 'argv', [script, *args]), mock.patch.dict(os.environ, env or {}), \
             mock.patch.object(sys, 'stdout', stdout), mock.patch.object(sys, 'stderr', stderr):
         try:
-            runpy.run_path(str(root / 'tokenizer.py'), run_name='__main__')
+            runpy.run_path(str(Path(root) / script), run_name='__main__')
         except SystemExit as e:
             code = e.code if isinstance(e.code, int) else 1
             if isinstance(e.code, str):
                 stderr.write(e.code + '\n')
         finally:
             for stream in (stdout, stderr):
-                if not stream.closed:  # the learner's code may have closed it
+                if not stream.closed:  # the script may have closed it
                     stream.flush()
-    return types.SimpleNamespace(returncode=code, stdout=out.getvalue().decode('utf-8', 'replace'),
-                                 stderr=err.getvalue().decode('utf-8', 'replace'))
+    return code, out.getvalue().decode('utf-8', 'replace'), err.getvalue().decode('utf-8', 'replace')
+
+
+def tokenizer_inside(root, *args, env=None):
+    """python3 tokenizer.py args in root, run in this process (script_inside): .returncode,
+    .stdout, .stderr, as run() answers. Only for a tokenizer.py a test knows ends: this
+    project's own, or a learner's the tutor found keeps every rule, python3 tokenizer.py's among
+    them (else the test is skipped, as run() skips it)."""
+    gate.skip_unless_the_file_holds(Path(root) / 'tokenizer.py')
+    code, out, err = script_inside(root, 'tokenizer.py', *args, env=env)
+    return types.SimpleNamespace(returncode=code, stdout=out, stderr=err)
 
 
 def still_alive(pids, seconds=10):
