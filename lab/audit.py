@@ -58,7 +58,8 @@ NORMALIZATION = 'none: text is encoded as given; NFC is checked by the audit, ne
 # What the record holds of the tokenizer, compared by --manifest in this order: what tells most
 # first, the file's own bytes last (the same tokenizer saved again with other spacing differs
 # only there, and is refused too: the record is of that file).
-RECORDED = ['kind', 'vocab_size', 'special_ids', 'end_of_document', 'id_to_token_sha256', 'normalization',
+RECORDED = ['kind', 'vocab_size', 'special_ids', 'end_of_document', 'id_to_token_sha256',
+            'normalization',
             'tokenizer_sha256']
 
 
@@ -113,7 +114,8 @@ def audit(tok, text):
     specials = set(tok.special_ids.values())
     report.update(unknown_rate=sum(report['unknown'].values()) / max(report['chars'], 1),
                   fallback_rate=split / max(report['chars'], 1) if tok.unknown_id is None else None,
-                  collisions=Counter({name: text.count(name) for name in tok.special_ids if name in text}),
+                  collisions=Counter({name: text.count(name) for name in tok.special_ids
+                                      if name in text}),
                   failures=failures, offsets_bad=offsets_bad, not_nfc=measures.not_nfc(text),
                   never=[i for i in range(tok.vocab_size) if not used[i] and i not in specials],
                   rare=[i for i in range(tok.vocab_size) if 0 < used[i] < RARE])
@@ -157,15 +159,20 @@ def show(tok, r, max_unk):
     row(say('audit.label_vocabulary'), terminal.fill(say('audit.vocabulary', kind=tok.kind,
                                                          described=kinds.describe(tok)),
                                                      columns=terminal.COLUMNS - LABEL))
-    row(say('audit.label_corpus'), say('audit.corpus', lines=f"{r['lines']:,}", chars=f"{r['chars']:,}"))
-    if r['not_nfc']:  # encoded as given all the same: NFD Korean gets other ids than the NFC a user types
+    row(say('audit.label_corpus'),
+        say('audit.corpus', lines=f"{r['lines']:,}", chars=f"{r['chars']:,}"))
+    # encoded as given all the same: NFD Korean gets other ids than the NFC a user types
+    if r['not_nfc']:
         row('', say('audit.not_nfc', chars=f"{r['not_nfc'][0]:,}", lines=f"{r['not_nfc'][1]:,}"))
     row(say('audit.label_tokens'), say('audit.tokens', tokens=f"{r['tokens']:,}",
                                        per=f"{r['chars'] / max(r['tokens'], 1):.2f}"))
-    row(say('audit.label_per_line'), '  '.join(f'p{p} {percentile(r["per_line"], p)}' for p in (50, 95, 99))
+    row(say('audit.label_per_line'),
+        '  '.join(f'p{p} {percentile(r["per_line"], p)}' for p in (50, 95, 99))
         + f'  max {max(r["per_line"])}')
-    row(say('audit.label_round_trip'), say('audit.round_trip', lines=f"{r['lines']:,}") if gates['round trip']
-        else say('audit.round_trip_failed', failed=f"{len(r['failures']):,}", lines=f"{r['lines']:,}"))
+    row(say('audit.label_round_trip'),
+        say('audit.round_trip', lines=f"{r['lines']:,}") if gates['round trip']
+        else say('audit.round_trip_failed', failed=f"{len(r['failures']):,}",
+                 lines=f"{r['lines']:,}"))
     for n, at in r['failures'][:SHOWN]:
         row('', '  ' + say('audit.failure', n=n, at=at))
     row(say('audit.label_offsets'), say('audit.offsets') if gates['offsets']
@@ -179,7 +186,8 @@ def show(tok, r, max_unk):
         row(say('audit.label_fallback'), say('audit.fallback', rate=f"{r['fallback_rate']:.2%}"))
     if tok.special_ids:
         found = ' '.join(f'{shown(name)}×{n}' for name, n in r['collisions'].most_common())
-        row(say('audit.label_collisions'), say('audit.collisions', n=f"{sum(r['collisions'].values()):,}")
+        row(say('audit.label_collisions'),
+            say('audit.collisions', n=f"{sum(r['collisions'].values()):,}")
             + (f': {found}' if found else ''))
     labels = [say('audit.label_never'), say('audit.label_rare', rare=RARE)]
     for label, ids in zip(labels, [r['never'], r['rare']]):
@@ -205,14 +213,17 @@ def record(tok, path, corpus, text, r):
     return {**identity(tok, path), 'audit': {
         'corpus': str(corpus), 'corpus_sha256': hashlib.sha256(text.encode('utf-8')).hexdigest(),
         'corpus_nfc': measures.not_nfc(text) is None, 'lines': r['lines'], 'characters': r['chars'],
-        'tokens': r['tokens'], 'unknown_rate': r['unknown_rate'], 'byte_fallback_rate': r['fallback_rate'],
+        'tokens': r['tokens'], 'unknown_rate': r['unknown_rate'],
+        'byte_fallback_rate': r['fallback_rate'],
         'collisions': dict(r['collisions']),
         'tokens_per_line': {f'p{p}': percentile(r['per_line'], p) for p in (50, 95, 99)}}}
 
 
 def check_manifest(manifest, path):
-    """The tokenizer at path, compared with its release record: ValueError at the first difference."""
-    saved = reading.read_json(manifest, 'write it with python3 -m lab.audit FILE --out MANIFEST', 2**20)
+    """The tokenizer at path, compared with its release record: ValueError at
+    the first difference."""
+    saved = reading.read_json(manifest, 'write it with python3 -m lab.audit FILE --out MANIFEST',
+                              2**20)
     if not isinstance(saved, dict) or not set(RECORDED) <= set(saved):
         raise ValueError(cli.message('audit.not_record', path=manifest))
     tok = kinds.load(path)
@@ -221,7 +232,8 @@ def check_manifest(manifest, path):
         where, ours, theirs = first_difference(key, found[key], saved[key])
         if where:
             where = terminal.clip(where, 32)
-            raise ValueError(cli.message('audit.mismatch', path=path, manifest=manifest, where=where,
+            raise ValueError(cli.message('audit.mismatch', path=path, manifest=manifest,
+                                         where=where,
                                          ours=brief(ours), theirs=brief(theirs)))
     return tok, saved
 
@@ -254,7 +266,8 @@ def arguments():
     cli.add_file(parser, 'the corpus to audit on')
     cli.add_tokenizer(parser, 'a saved tokenizer, of any kind')
     parser.add_argument('--max-unk', type=float, default=0.001, metavar='RATE',
-                        help='the highest unknown rate that passes (default: 0.001, that is 0.1 %%)')
+                        help='the highest unknown rate that passes (default: 0.001, '
+                             'that is 0.1 %%)')
     cli.add_out(parser, None, 'write the release record there when every gate passes',
                    'a release record')
     parser.add_argument('--manifest', type=Path, metavar='MANIFEST',
@@ -272,8 +285,11 @@ def main():
     if args.manifest:
         tok, saved = check_manifest(args.manifest, args.tokenizer)
         print(cli.message('audit.matches', path=shown(str(args.tokenizer)),
-                          manifest=shown(str(args.manifest)), kind=tok.kind, ids=f'{tok.vocab_size:,}'))
-        print(f"  sha256 {saved['tokenizer_sha256'][:16]}..., ids {saved['id_to_token_sha256'][:16]}...")
+                          manifest=shown(str(args.manifest)), kind=tok.kind,
+                          ids=f'{tok.vocab_size:,}'))
+        print(
+            f"  sha256 {saved['tokenizer_sha256'][:16]}..., ids "
+            f"{saved['id_to_token_sha256'][:16]}...")
         return
     if args.out:
         saving.check_output_path(args.out, 'release record', saving.json_with(*RECORDED),
@@ -282,8 +298,10 @@ def main():
     text = reading.read_text(args.file)
     r = audit(tok, text)
     gates = gates_of(r, args.max_unk)
-    if args.out and all(gates.values()):  # before the report: a reader gone (| head) does not lose it
-        saving.save(json.dumps(record(tok, args.tokenizer, args.file, text, r), ensure_ascii=False, indent=2)
+    # before the report: a reader gone (| head) does not lose it
+    if args.out and all(gates.values()):
+        saving.save(json.dumps(record(tok, args.tokenizer, args.file, text, r), ensure_ascii=False,
+                               indent=2)
                     + '\n', args.out)
     say = cli.message
     print(say('audit.of', tokenizer=shown(args.tokenizer.name), file=shown(args.file.name)) + '\n')
@@ -292,7 +310,8 @@ def main():
     if not all(gates.values()):
         failed = ', '.join(say('audit.gate_' + gate.replace(' ', '_')) for gate, ok in gates.items()
                            if not ok)
-        raise ValueError(say('audit.failed_no_record' if args.out else 'audit.failed', failed=failed))
+        raise ValueError(say('audit.failed_no_record' if args.out else 'audit.failed',
+                             failed=failed))
     print(say('audit.result'))
     if args.out:
         print(say('audit.record', path=shown(str(args.out))))

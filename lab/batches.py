@@ -49,7 +49,8 @@ def _ids(path, _stat):
 
 
 def read_split(folder, split):
-    """The ids of folder's train.bin or val.bin (split 'train' or 'val'), checked against meta.json."""
+    """The ids of folder's train.bin or val.bin (split 'train' or 'val'),
+    checked against meta.json."""
     if split not in bins.SPLITS:
         raise ValueError(cli.message('batches.split', split=terminal.clip(repr(split), 20)))
     path = Path(folder) / f'{split}.bin'
@@ -122,7 +123,8 @@ def marker(text):
     """An argparse type for --marker: text on one line, not empty (an empty one would start an
     answer everywhere, and one with a line end in it never)."""
     if not text or '\n' in text or '\r' in text:
-        raise argparse.ArgumentTypeError(cli.message('batches.marker', text=terminal.quoted(text, 20)))
+        raise argparse.ArgumentTypeError(cli.message('batches.marker',
+                                                     text=terminal.quoted(text, 20)))
     return text
 
 
@@ -130,11 +132,15 @@ def report(tok, args, data, starts, batch):
     """The lines the lab prints for a batch drawn from data at starts, in the lab's language."""
     say = cli.message
     x, y = batch
-    lines = [terminal.labelled(f'{args.split}.bin', say('batches.read', tokens=f'{len(data):,}'), LABEL),
-             terminal.labelled(say('data.label_batch'), say('data.batch', windows=args.batch_size,
-                                                            block=args.block_size, seed=args.seed), LABEL)]
+    lines = [terminal.labelled(f'{args.split}.bin', say('batches.read', tokens=f'{len(data):,}'),
+                               LABEL),
+             terminal.labelled(say('data.label_batch'),
+                               say('data.batch', windows=args.batch_size, block=args.block_size,
+                                   seed=args.seed),
+                               LABEL)]
     rows = [[say('batches.window'), say('batches.start'), say('batches.as_text')]]
-    room = terminal.COLUMNS - 2 - terminal.width(rows[0][0]) - 2 - 11 - 2  # 11: a start of 9,999,999
+    # 11: a start of 9,999,999
+    room = terminal.COLUMNS - 2 - terminal.width(rows[0][0]) - 2 - 11 - 2
     rows += [[str(n), f'{start:,}', kinds.shown_ids(tok, ids, room)]
              for n, (start, ids) in enumerate(zip(starts, x))]
     lines += ['  ' + row for row in terminal.table(rows, right=(1,)).split('\n')]
@@ -147,9 +153,11 @@ def report(tok, args, data, starts, batch):
     check = bins.shifted_by_one(x, y, args.block_size)
     verdict = 'OK' if check else 'FAILED'
     marker = terminal.clip(repr(args.marker), 20)
-    lines += ['', terminal.labelled(say('data.label_check'), say('data.check', verdict=verdict), LABEL),
+    lines += ['',
+              terminal.labelled(say('data.label_check'), say('data.check', verdict=verdict), LABEL),
               terminal.labelled(say('batches.label_mask'),
-                                say('batches.mask_said', answers=sum(mask), targets=len(mask), marker=marker),
+                                say('batches.mask_said', answers=sum(mask), targets=len(mask),
+                                    marker=marker),
                                 LABEL)]
     return lines, check
 
@@ -160,7 +168,8 @@ def main():
     if args.batch_size * args.block_size > SHOWN_LIMIT:
         raise ValueError(say('batches.too_many', ids=f'{args.batch_size * args.block_size:,}',
                              most=f'{SHOWN_LIMIT:,}'))
-    if args.folder == Path('data') and not Path('data', 'meta.json').exists():  # the defaults, before prepare
+    # the defaults, before prepare
+    if args.folder == Path('data') and not Path('data', 'meta.json').exists():
         print(say('batches.nothing') + '\n  python3 -m lab.prepare\n  python3 -m lab.batches')
         return
     meta = bins.read_meta(args.folder)
@@ -169,7 +178,8 @@ def main():
         raise ValueError(say('batches.not_made_by', folder=terminal.shown(str(args.folder))))
     data = read_split(args.folder, args.split)
     if data and max(data) >= tok.vocab_size:  # a meta.json edited by hand, or bins of another run
-        raise ValueError(say('batches.past_vocab', split=args.split, id=max(data), vocab=tok.vocab_size))
+        raise ValueError(say('batches.past_vocab', split=args.split, id=max(data),
+                             vocab=tok.vocab_size))
     if len(data) < args.block_size + 1:
         raise ValueError(say('batches.too_small', split=args.split, tokens=f'{len(data):,}',
                              block=f'{args.block_size:,}', needed=f'{args.block_size + 1:,}'))

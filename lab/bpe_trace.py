@@ -28,7 +28,8 @@ def step(before, tok, ids):
 def trace(text, count):
     """Train on text, then replay the learned merges one at a time, printing each step."""
     tok = BPE.train(text, count)
-    ids = [tok.chars.get(c, 0) for c in text]  # as the lesson's lab does: the BPE typed up to train will do
+    # as the lesson's lab does: the BPE typed up to train will do
+    ids = [tok.chars.get(c, 0) for c in text]
     print(step('start:', tok, ids))
     for (a, b), new_id in tok.merges:
         ids = merge(ids, (a, b), new_id)

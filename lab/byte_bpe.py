@@ -36,7 +36,8 @@ def main():
     parser = cli.parser(__doc__)
     cli.add_file(parser, 'the text to train on')
     parser.add_argument('--vocab-size', type=cli.whole_number, default=300, metavar='N',
-                        help=f'ids in all: {FIRST_MERGE} fixed ones, then one per merge (default: 300, '
+                        help=f'ids in all: {FIRST_MERGE} fixed ones, then one per merge '
+                             f'(default: 300, '
                              f'that is {300 - FIRST_MERGE} merges)')
     cli.add_out(parser, OUT, 'where to save it', 'a tokenizer file')
     args = parser.parse_args()
@@ -50,11 +51,13 @@ def main():
     tok = kinds.load(args.out)
     name = terminal.shown(args.file.name)
     say = cli.message
-    print(say('byte_bpe.trained', name=name, bytes=f'{len(text.encode("utf-8")):,}', vocab=tok.vocab_size,
+    print(say('byte_bpe.trained', name=name, bytes=f'{len(text.encode("utf-8")):,}',
+              vocab=tok.vocab_size,
               merges=len(tok.merges)))
     if tok.merges:
         print(say('byte_bpe.ids', last=tok.vocab_size - 1))
-        first = '  '.join(f'{tok.bytes_of[new].decode("utf-8", "replace")!r}' for _, new in tok.merges[:8])
+        first = '  '.join(f'{tok.bytes_of[new].decode("utf-8", "replace")!r}' for _,
+                          new in tok.merges[:8])
         print(terminal.clip(say('byte_bpe.first', first=first)))
     else:  # --vocab-size 260: the bytes alone
         print(say('byte_bpe.ids_no_merges'))
@@ -64,7 +67,8 @@ def main():
         raise ValueError(say('byte_bpe.failed', file=args.file))
     char_tok = CharBPE.train(text, len(tok.merges))
     chars = len(char_tok.encode(text))
-    said = say('byte_bpe.round_trip', name=name, tokens=f'{len(ids):,}', merges=len(char_tok.merges),
+    said = say('byte_bpe.round_trip', name=name, tokens=f'{len(ids):,}',
+               merges=len(char_tok.merges),
                chars=f'{chars:,}')
     print(terminal.fill(said, '', '  '))
     specials = kinds.special_strings_line(tok, [text])  # one line, or None
@@ -86,7 +90,8 @@ def sample_rows(tok, char_tok):
         sample_ids = tok.encode(sample)
         char_ids = char_tok.encode(sample)
         unknown = char_ids.count(char_tok.unknown_id)
-        ids = terminal.clip(' '.join(map(str, sample_ids)), 28)  # a sample the merges miss: a byte an id
+        # a sample the merges miss: a byte an id
+        ids = terminal.clip(' '.join(map(str, sample_ids)), 28)
         rows.append((repr(sample), str(len(sample.encode('utf-8'))), ids,
                      str(len(sample_ids)), 'OK' if tok.decode(sample_ids) == sample else 'FAILED',
                      cli.message('byte_bpe.unknown', n=len(char_ids), unknown=unknown) if unknown

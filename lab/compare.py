@@ -49,7 +49,8 @@ def compare(text, count, holdout=None):
     train_text, measured = measures.hold_out(text, holdout) if holdout else (text, text)
     figures = {}
     for Kind in KINDS.values():
-        Kind.train('', 0)  # what a kind makes once in a process (a compiled pattern) is not training
+        # what a kind makes once in a process (a compiled pattern) is not training
+        Kind.train('', 0)
     for n, (name, Kind) in enumerate(KINDS.items(), 1):
         terminal.status(cli.message('compare.training', kind=name, n=n, kinds=len(KINDS),
                                     chars=f'{len(train_text):,}'))
@@ -64,7 +65,8 @@ def figure_rows(figures):
     columns = ['kind', 'merges', 'vocab', 'tokens', 'per_token', 'unknown', 'round_trip', 'seconds']
     rows = [[say(f'compare.{column}') for column in columns]]
     for name, f in figures.items():
-        rows.append([name, f'{f["merges"]:,}', f'{f["vocab"]:,}', f'{f["tokens"]:,}', f'{f["per_token"]:.2f}',
+        rows.append([name, f'{f["merges"]:,}', f'{f["vocab"]:,}', f'{f["tokens"]:,}',
+                     f'{f["per_token"]:.2f}',
                      say('compare.never') if f['unknown'] is None else f'{f["unknown"]:.1%}',
                      'OK' if f['round_trip'] else say('compare.no'), f'{f["seconds"]:.2f}'])
     return rows
@@ -76,19 +78,23 @@ def main():
     parser.add_argument('--merges', type=cli.whole_number, default=100, metavar='N',
                         help='merges each kind learns (default: %(default)s)')
     parser.add_argument('--holdout', type=cli.share, nargs='?', const=HOLDOUT, metavar='RATE',
-                        help=f'measure on the last RATE of the lines, held out of training (default: '
+                        help=f'measure on the last RATE of the lines, held out of '
+                             f'training (default: '
                              f'measure on the training text; RATE left out: {HOLDOUT})')
     args = parser.parse_args()
     text = reading.read_text(args.file)
     train_text, measured, figures = compare(text, args.merges, args.holdout)
     name, say = terminal.shown(args.file.name), cli.message
     if args.holdout:
-        held, lines = len(measures.lines_of(measured)), len(measures.lines_of(text))  # as many as can be
-        where = say('compare.held_out', trained=f'{len(train_text):,}', measured=f'{len(measured):,}',
+        # as many as can be
+        held, lines = len(measures.lines_of(measured)), len(measures.lines_of(text))
+        where = say('compare.held_out', trained=f'{len(train_text):,}',
+                    measured=f'{len(measured):,}',
                     held=f'{held:,}', lines=f'{lines:,}')
     else:
         where = say('compare.all', chars=f'{len(text):,}')
-    print(terminal.fill(say('compare.asked', merges=f'{args.merges:,}', name=name, where=where)) + '\n')
+    print(terminal.fill(say('compare.asked', merges=f'{args.merges:,}', name=name,
+                            where=where)) + '\n')
     print(terminal.table(figure_rows(figures), right={1, 2, 3, 4, 5, 7}))
     # the special strings of the special kind, which keeps them as text as every kind does
     specials = kinds.special_strings_line(kinds.SpecialBPE.train(measured, 0), [measured])
@@ -97,7 +103,8 @@ def main():
     print('\n' + terminal.fill(say('compare.unknown_said')) + '\n')
     print(say('compare.one_line'))
     for kind, f in figures.items():
-        print(terminal.clip(f'  {kind:<8} |' + '|'.join(terminal.shown(piece) for piece in f['line']) + '|'))
+        pieces = '|'.join(terminal.shown(piece) for piece in f['line'])
+        print(terminal.clip(f'  {kind:<8} |' + pieces + '|'))
     if any(checks.UNKNOWN in piece for f in figures.values() for piece in f['line']):
         print('  ' + say('compare.legend', unknown=checks.UNKNOWN))
 

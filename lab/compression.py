@@ -48,7 +48,8 @@ KINDS = [  # the first that matches names the line
     ('code', re.compile(r'^\s{2,}\S|[{}]|;$|^\s*(def|class|import|return|for|if)\b|==|\w\(.*\)')),
     ('numbers', re.compile(r'\d')),
 ]
-HEADER = ['text', 'lines', 'chars', 'tokens', 'ch/tok', 'B/tok', 'unknown', 'p50', 'p95', 'p99']  # p: as is
+# p: as is
+HEADER = ['text', 'lines', 'chars', 'tokens', 'ch/tok', 'B/tok', 'unknown', 'p50', 'p95', 'p99']
 NAME_COLUMNS = 16  # a longer file name is cut: to fewer columns when the figures need them
 
 
@@ -59,7 +60,8 @@ def kind_of(line):
 def measure(name, tok, encode, lines):
     """One table row for lines (each without its newline)."""
     c = lessons.count_lines(tok, encode, lines)
-    return [name, terminal.figure(c['lines']), terminal.figure(c['chars']), terminal.figure(c['tokens']),
+    return [name, terminal.figure(c['lines']), terminal.figure(c['chars']),
+            terminal.figure(c['tokens']),
             ratio(c['chars'], c['tokens']), ratio(c['bytes'], c['tokens']),
             f"{sum(c['unknown'].values()) / max(c['chars'], 1):.1%}",
             *(terminal.figure(measures.percentile(c['per_line'], p)) for p in (50, 95, 99))]
@@ -70,12 +72,14 @@ def ratio(count, tokens):
     character out), two decimals, or a whole figure from 1,000 up (one token of a long line)."""
     if not tokens:
         return '-'
-    return f'{count / tokens:.2f}' if count / tokens < 1000 else terminal.figure(round(count / tokens))
+    return f'{count / tokens:.2f}' if count / tokens < 1000 else \
+        terminal.figure(round(count / tokens))
 
 
 def report(tok, named_texts, slices=True):
     encode = kinds.plain(tok)
-    rows = [[column if column.startswith('p') else cli.message(f'compression.{column}') for column in HEADER]]
+    rows = [[column if column.startswith('p') else cli.message(f'compression.{column}')
+             for column in HEADER]]
     for name, text in named_texts:
         lines = measures.lines_of(text)
         rows.append(measure(terminal.shown(name), tok, encode, lines))
@@ -92,10 +96,12 @@ def report(tok, named_texts, slices=True):
         while terminal.width(row[0]) > most:  # cut by the columns shown: Hangul takes two
             row[0] = row[0][:-2] + '~'
     print(terminal.table(rows, right=range(1, len(HEADER))))
-    specials = kinds.special_strings_line(tok, [text for _, text in named_texts])  # one line, or None
+    # one line, or None
+    specials = kinds.special_strings_line(tok, [text for _, text in named_texts])
     if specials:
         print(specials)
-    unknown = cli.message('compression.unknown_id' if tok.unknown_id is not None else 'compression.no_id')
+    unknown = cli.message('compression.unknown_id' if tok.unknown_id is not None
+                          else 'compression.no_id')
     print('\n' + terminal.fill(cli.message('compression.legend', unknown=unknown)))
     if any(cell[-1:] in ('M', 'G') for row in rows[1:] for cell in row[1:]):
         print(cli.message('compression.millions'))
@@ -109,7 +115,8 @@ def main():
     args = parser.parse_args()
     if args.files or args.tokenizer != locations.SAVED:
         tok = kinds.load(args.tokenizer)
-        print(cli.message('compression.tokenizer', name=terminal.shown(args.tokenizer.name), kind=tok.kind,
+        print(cli.message('compression.tokenizer', name=terminal.shown(args.tokenizer.name),
+                          kind=tok.kind,
                           ids=f'{tok.vocab_size:,}') + '\n')
         if args.files:
             report(tok, [(path.name, reading.read_text(path)) for path in args.files])
@@ -123,7 +130,8 @@ def main():
 
 def samples():
     """The two built-in texts, named in the lab's language."""
-    return [(cli.message('compression.kind_Korean' if text is KOREAN else 'compression.english'), text)
+    return [(cli.message('compression.kind_Korean' if text is KOREAN else 'compression.english'),
+             text)
             for text in (ENGLISH, KOREAN)]
 
 

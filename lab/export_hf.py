@@ -45,11 +45,13 @@ def main():
     tok = kinds.load(args.tokenizer)
     data = to_hf(tok)
     saving.save(json.dumps(data, ensure_ascii=False, indent=2) + '\n', args.out)
-    back = from_hf(reading.read_json(args.out, 'run python3 -m lab.export_hf again'))  # it reads back
+    # it reads back
+    back = from_hf(reading.read_json(args.out, 'run python3 -m lab.export_hf again'))
     if back.state() != tok.state():
         raise ValueError(cli.message('hf.not_back', path=args.out))
     out = terminal.shown(str(args.out))
-    print(cli.message('export_hf.wrote', path=out, kind=tok.kind, tokens=f"{len(data['model']['vocab']):,}",
+    print(cli.message('export_hf.wrote', path=out, kind=tok.kind,
+                      tokens=f"{len(data['model']['vocab']):,}",
                       merges=f"{len(data['model']['merges']):,}"))
     load = f'tokenizers.Tokenizer.from_file({terminal.shown(repr(str(out)))})'  # valid Python
     print(cli.message('export_hf.load', load=load))

@@ -64,7 +64,8 @@ def show_progress(started):
         last[0] = now
         rate = done / max(now - started, 1e-9)
         left = (total - done) / rate if rate else 0
-        said = cli.message('fast_bpe.progress', done=f'{done:,}', total=f'{total:,}', rate=f'{rate:,.0f}',
+        said = cli.message('fast_bpe.progress', done=f'{done:,}', total=f'{total:,}',
+                           rate=f'{rate:,.0f}',
                            left=f'{left:.0f}')
         print(f'\r  {said}  ', end='', file=sys.stderr, flush=True)
     return progress
@@ -83,19 +84,23 @@ def arguments():
     parser.add_argument('--special', nargs='+', metavar='NAME',
                         help='special tokens, in the order of their ids: special and byte')
     parser.add_argument('--documents', choices=HOW, metavar='HOW',
-                        help='train on the documents apart: paragraphs (between blank lines) or lines')
+                        help='train on the documents apart: paragraphs (between blank '
+                             'lines) or lines')
     size = parser.add_mutually_exclusive_group()
     size.add_argument('--merges', type=cli.whole_number, metavar='N',
                       help='merges to learn (default: what settings.json asks for)')
     size.add_argument('--vocab-size', type=cli.whole_number, metavar='N',
                       help='ids in all: the base ones, then one per merge')
-    cli.add_out(parser, None, 'where to save the tokenizer (default: data/tokenizer.json for the char '
-                   'kind, data/tokenizer-KIND.json for another)', 'a tokenizer file of the same kind')
+    cli.add_out(parser, None,
+                'where to save the tokenizer (default: data/tokenizer.json for the char '
+                   'kind, data/tokenizer-KIND.json for another)',
+                   'a tokenizer file of the same kind')
     args = parser.parse_args()
     for option, kinds_that_take in TAKES.items():
         if getattr(args, option) is not None and args.kind not in kinds_that_take:
             kinds_said = cli.message('cli.or').join(kinds_that_take)
-            parser.error(cli.message('fast_bpe.option_for', option=option, kinds=kinds_said, kind=args.kind))
+            parser.error(cli.message('fast_bpe.option_for', option=option, kinds=kinds_said,
+                                     kind=args.kind))
     for name in args.special or []:
         if os.path.exists(name):  # --special NAME ... takes all that follows: FILE was meant
             parser.error(cli.message('fast_bpe.special_file', name=terminal.quoted(name, 30)))
@@ -120,11 +125,13 @@ def merges_for(args):
 
 
 def train(args, texts, count):
-    """The tokenizer: the lesson's with the engine's progress line on a terminal, or another kind."""
+    """The tokenizer: the lesson's with the engine's progress line on a
+    terminal, or another kind."""
     if args.kind != 'char':
         size = sum(map(len, texts))
         terminal.status(cli.message('fast_bpe.training', kind=args.kind, chars=f'{size:,}'))
-        return kinds.KINDS[args.kind].train(texts, count, vocab_size=args.vocab_size, **options(args))
+        return kinds.KINDS[args.kind].train(texts, count, vocab_size=args.vocab_size,
+                                            **options(args))
     if count is None:  # the lesson's base: the unknown character and every character of the text
         base = len(lessons.base_vocabulary(''.join(texts)))
         count = merges_to_learn(None, args.vocab_size, base, 'char')
@@ -183,8 +190,10 @@ def main():
     elif count is not None and merges < count:
         print(say('fast_bpe.fewer_merges', asked=count, left=left, merges=merges))
     encode = kinds.plain(tok) if args.kind != 'char' else lambda t: fast.encode(tok.lesson, t)
-    trained = ''.join(texts) if args.documents else text  # what it learned from: JSON lines are no text
-    checked = trained[:CHECKED]  # a sample: the check costs a small share of the training, at any size
+    # what it learned from: JSON lines are no text
+    trained = ''.join(texts) if args.documents else text
+    # a sample: the check costs a small share of the training, at any size
+    checked = trained[:CHECKED]
     said = 'OK' if tok.decode(encode(checked)) == checked else 'FAILED'
     if len(trained) > CHECKED:
         said += ' ' + say('fast_bpe.sample', chars=f'{CHECKED:,}')

@@ -36,11 +36,13 @@ SAMPLE = 'Q: hi\nA: 안녕 😀'
 
 def main():
     parser = cli.parser(__doc__)
-    parser.add_argument('file', nargs='?', type=Path, default=Path('data/tokenizer.hf.json'), metavar='FILE',
+    parser.add_argument('file', nargs='?', type=Path, default=Path('data/tokenizer.hf.json'),
+                        metavar='FILE',
                         help='a tokenizers file (default: %(default)s, from lab.export_hf)')
     cli.add_out(parser, OUT, 'where to save it, as a tokenizer of ours', 'a tokenizer file')
     args = parser.parse_args()
-    saving.check_output_path(args.out, 'tokenizer file', kinds.is_tokenizer_file, inputs=[args.file],
+    saving.check_output_path(args.out, 'tokenizer file', kinds.is_tokenizer_file,
+                             inputs=[args.file],
                              force=args.force)
     data = reading.read_json(args.file, 'give a tokenizer.json that the tokenizers library saved')
     try:

@@ -64,7 +64,8 @@ def main():
     parser.add_argument('--seed', type=cli.integer, default=0, metavar='N',
                         help='seed of the shuffle (default: %(default)s)')
     args = parser.parse_args()
-    tok = kinds.load_lesson(args.tokenizer, BPE)  # first: a missing file is one line, and nothing before it
+    # first: a missing file is one line, and nothing before it
+    tok = kinds.load_lesson(args.tokenizer, BPE)
     text = reading.read_text(args.file)
     say = cli.message
     print(say('merge_order.rules'))

@@ -52,7 +52,8 @@ def side_by_side(korean):
     rows = [[cli.message(f'normalize.{column}') for column in columns]]
     for name, form in [('NFC', nfc), ('NFD', nfd)]:
         ids = fast.encode(tok, form)
-        rows.append([name, str(len(form)), str(len(form.encode('utf-8'))), str(len(ids)), str(ids.count(0))])
+        rows.append([name, str(len(form)), str(len(form.encode('utf-8'))), str(len(ids)),
+                     str(ids.count(0))])
     return nfc, nfd, rows
 
 
@@ -69,7 +70,8 @@ def main():
     print(say('normalize.lines_of', name=name) if korean is not SAMPLE else say('normalize.sample'))
     print(say('normalize.trained', merges=MERGES) + '\n')
     print(terminal.table(rows, right={1, 2, 3, 4}))
-    word = next(word for word in nfc.split() if measures.HANGUL.search(word))  # 'Q:' has one form only
+    # 'Q:' has one form only
+    word = next(word for word in nfc.split() if measures.HANGUL.search(word))
     part = ''
     if len(word) > WORD_SHOWN:  # a text without spaces: a 'word' may be a whole line
         word, part = word[:WORD_SHOWN], say('normalize.part', n=WORD_SHOWN)
@@ -84,9 +86,11 @@ def main():
     if not bad:
         print('\n' + say('normalize.is_nfc', name=name, n=len(measures.lines_of(text))))
         return
-    listed = ', '.join(map(str, bad[:10])) + (say('normalize.more', n=len(bad) - 10) if len(bad) > 10 else '')
+    listed = ', '.join(map(str, bad[:10])) + (say('normalize.more', n=len(bad) - 10)
+                                              if len(bad) > 10 else '')
     print('\n' + say('normalize.not_nfc', name=name, listed=listed))
-    raise ValueError(say('normalize.not_nfc_one' if len(bad) == 1 else 'normalize.not_nfc_many', n=len(bad)))
+    raise ValueError(say('normalize.not_nfc_one' if len(bad) == 1 else 'normalize.not_nfc_many',
+                         n=len(bad)))
 
 
 if __name__ == '__main__':

@@ -18,9 +18,9 @@
    made if missing): at the document boundary nearest to 95 % of the tokens, or, with fewer
    than two documents, at 95 % of the tokens, as the course does; the last documents go to
    val, in order, unless --seed shuffles them first. A document whose very text is in both
-   (a repeated line, a copied answer) is counted in a line: val then measures memory. Ids are little-endian
-   unsigned 16-bit integers (32-bit once the vocabulary reaches 65,536, the first id 16
-   bits cannot hold). Then meta.json: vocabulary size, id type, what ends a document, the
+   (a repeated line, a copied answer) is counted in a line: val then measures memory. Ids are
+   little-endian unsigned 16-bit integers (32-bit once the vocabulary reaches 65,536, the first id
+   16 bits cannot hold). Then meta.json: vocabulary size, id type, what ends a document, the
    tokenizer's fingerprint, and the token count and sha256 of each .bin. The three are
    written whole before any replaces the old one, and meta.json is renamed last; a reader
    trusts the .bin files only when they match it, so a run stopped between two renames,
@@ -93,7 +93,8 @@ def meta_of(tok, dtype, end, blobs):
     return {'vocab_size': tok.vocab_size, 'dtype': dtype, 'byteorder': 'little', 'kind': tok.kind,
             'end_of_document': {'token': end[1], 'id': end[0]},
             'tokenizer_sha256': kinds.fingerprint(tok),
-            'files': {name: {'tokens': len(blob) // size, 'sha256': hashlib.sha256(blob).hexdigest()}
+            'files': {name: {'tokens': len(blob) // size,
+                             'sha256': hashlib.sha256(blob).hexdigest()}
                       for name, blob in blobs.items()}}
 
 
@@ -101,10 +102,12 @@ def arguments():
     parser = cli.parser(__doc__)
     cli.add_file(parser, 'the text to prepare')
     cli.add_tokenizer(parser, 'a saved tokenizer, of any kind')
-    cli.add_out(parser, Path('data'), 'the folder for train.bin, val.bin and meta.json (made if missing)',
+    cli.add_out(parser, Path('data'),
+                'the folder for train.bin, val.bin and meta.json (made if missing)',
                    'a file of this lab (in PATH)')
     parser.add_argument('--documents', choices=HOW, metavar='HOW',
-                        help='what a document is: paragraphs (between blank lines) or lines (default: '
+                        help='what a document is: paragraphs (between blank lines) or '
+                             'lines (default: '
                              'Q/A pairs for the lesson\'s data, else paragraphs)')
     parser.add_argument('--block-size', type=cli.positive, default=8, metavar='N',
                         help='tokens in each window (default: %(default)s)')
@@ -114,7 +117,8 @@ def arguments():
                         help='the share of the tokens for val.bin (default: %(default)s)')
     parser.add_argument('--seed', type=cli.integer, metavar='N',
                         help=f'shuffle the documents with this seed before the split, and draw the '
-                             f'windows with it (default: no shuffle, the last documents to val.bin; '
+                             f'windows with it (default: no shuffle, the last documents '
+                             f'to val.bin; '
                              f'windows seeded {bins.WINDOW_SEED})')
     parser.add_argument('--jobs', type=cli.jobs, metavar='N',
                         help='processes to encode with (default: one per idle core for a text of '
@@ -125,22 +129,26 @@ def arguments():
 def refuse_before_work(args):
     """Stop on what would fail only at the end: a batch too large to show, an output not ours."""
     if args.batch_size * args.block_size > BATCH_LIMIT:
-        raise ValueError(cli.message('batches.too_many', ids=f'{args.batch_size * args.block_size:,}',
+        raise ValueError(cli.message('batches.too_many',
+                                     ids=f'{args.batch_size * args.block_size:,}',
                                      most=f'{BATCH_LIMIT:,}'))
     if not args.out.is_dir():
         check_new_folder(args.out)
         return  # nothing in it to replace
-    elsewhere = 'move it away or give --out another folder'  # the names in the folder are not the user's
+    # the names in the folder are not the user's
+    elsewhere = 'move it away or give --out another folder'
     for name in BINS:
         saving.check_output_path(args.out / name, '.bin file', lambda path: path.suffix == '.bin',
-                                 inputs=[args.file, args.tokenizer], force=args.force, fix=elsewhere)
+                                 inputs=[args.file, args.tokenizer], force=args.force,
+                                 fix=elsewhere)
     is_meta = saving.json_with('files', 'dtype')
     saving.check_output_path(args.out / 'meta.json', 'meta.json of lab.prepare', is_meta,
                              inputs=[args.file, args.tokenizer], force=args.force, fix=elsewhere)
 
 
 def check_new_folder(folder):
-    """Refuse a folder that cannot be made: a file of that name, or a parent that cannot be written."""
+    """Refuse a folder that cannot be made: a file of that name, or a parent
+    that cannot be written."""
     if folder.exists() or folder.is_symlink():
         raise ValueError(cli.message('prepare.not_folder', folder=folder))
     parent = next(p for p in Path(os.path.abspath(folder)).parents if p.exists())
@@ -173,11 +181,15 @@ def prepare(tok, text, out, block_size, jobs=None, name='the text', how=None, va
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as e:  # a folder check_new_folder could not foresee (/proc, a full disk)
-        raise ValueError(cli.message('prepare.cannot_make', folder=out, why=cli.os_error(e))) from None
+        raise ValueError(cli.message('prepare.cannot_make', folder=out,
+                                     why=cli.os_error(e))) from None
     meta = json.dumps(meta_of(tok, dtype, end, blobs), indent=2) + '\n'
-    saving.save_together([*((blob, out / file) for file, blob in blobs.items()), (meta, out / 'meta.json')])
-    return {'docs': len(docs), 'how': how, 'train': train, 'val': val, 'train_docs': cut, 'dtype': dtype,
-            'end': end, 'id_bytes': array(typecode).itemsize, 'back': bins.read_ids(out, 'train.bin'),
+    saving.save_together([*((blob, out / file) for file, blob in blobs.items()),
+                          (meta, out / 'meta.json')])
+    return {'docs': len(docs), 'how': how, 'train': train, 'val': val, 'train_docs': cut,
+            'dtype': dtype,
+            'end': end, 'id_bytes': array(typecode).itemsize,
+            'back': bins.read_ids(out, 'train.bin'),
             'unknown': sum(lessons.unknown_characters(tok, docs).values()),  # of what is written
             'special': kinds.special_strings(tok, docs), 'val_share': val_share,
             'in_both': in_both(docs, cut)}
@@ -208,7 +220,8 @@ def report(tok, made, batch):
     share = 1 - made['val_share']
     if made['train_docs'] is None:
         lines.append(terminal.labelled(say('prepare.label_split'), say(
-            'prepare.one_document', train=f'{share * 100:.0f}', val=f'{100 - share * 100:.0f}'), LABEL))
+            'prepare.one_document', train=f'{share * 100:.0f}', val=f'{100 - share * 100:.0f}'),
+            LABEL))
     if made['in_both']:  # val would measure what train has seen: said, not hidden
         held = made['docs'] - made['train_docs']
         lines.append(terminal.labelled(say('prepare.label_in_both'), say(
@@ -223,17 +236,22 @@ def report(tok, made, batch):
     for name, ids, count in [('train.bin', train, made['train_docs']),
                              ('val.bin', val, None if made['train_docs'] is None
                               else made['docs'] - made['train_docs'])]:
-        key = 'prepare.bin' if count is None else 'prepare.bin_doc' if count == 1 else 'prepare.bin_docs'
-        lines.append(terminal.labelled(name, say(key, tokens=f'{len(ids):,}', docs=f'{count or 0:,}',
+        key = 'prepare.bin' if count is None else \
+            'prepare.bin_doc' if count == 1 else 'prepare.bin_docs'
+        lines.append(terminal.labelled(name,
+                                       say(key, tokens=f'{len(ids):,}', docs=f'{count or 0:,}',
                                                  bytes=f"{len(ids) * made['id_bytes']:,}"), LABEL))
     return lines + [
         terminal.labelled('meta.json', say('prepare.meta'), LABEL),
-        terminal.labelled(say('prepare.label_read_back'), say('prepare.read_back', verdict=same), LABEL),
+        terminal.labelled(say('prepare.label_read_back'), say('prepare.read_back', verdict=same),
+                          LABEL),
         terminal.labelled(say('data.label_batch'), say('data.batch', windows=args.batch_size,
-                                                       block=args.block_size, seed=args.seed), LABEL),
+                                                       block=args.block_size, seed=args.seed),
+                                                       LABEL),
         f'  x[0]      {kinds.shown_ids(tok, xs[0], terminal.COLUMNS - LABEL)}',
         f'  y[0]      {kinds.shown_ids(tok, ys[0], terminal.COLUMNS - LABEL)}',
-        terminal.labelled(say('data.label_check'), say('data.check', verdict='OK' if shifted else 'FAILED'),
+        terminal.labelled(say('data.label_check'),
+                          say('data.check', verdict='OK' if shifted else 'FAILED'),
                           LABEL)]
 
 

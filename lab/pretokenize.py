@@ -28,8 +28,10 @@ def main():
     cli.add_file(parser, 'the text to train on')
     parser.add_argument('--merges', type=cli.whole_number, default=50, metavar='N',
                         help='merges to learn (default: %(default)s)')
-    parser.add_argument('--pattern', type=cli.checked_by(pattern_problem), default='gpt2', metavar='NAME',
-                        help=f'how to cut the text into pieces ({", ".join(PIECE_PATTERNS)}, or a regular '
+    parser.add_argument('--pattern', type=cli.checked_by(pattern_problem), default='gpt2',
+                        metavar='NAME',
+                        help=f'how to cut the text into pieces ({", ".join(PIECE_PATTERNS)}, '
+                             f'or a regular '
                              'expression; default: %(default)s)')
     args = parser.parse_args()
     text = reading.read_text(args.file)
@@ -41,10 +43,12 @@ def main():
     name = terminal.shown(args.file.name)
     pattern = terminal.shown(args.pattern)
     say = cli.message
-    print(terminal.clip(say('pretokenize.asked', merges=args.merges, name=name, pattern=pattern)) + '\n')
+    print(terminal.clip(say('pretokenize.asked', merges=args.merges, name=name,
+                            pattern=pattern)) + '\n')
     rows = [['', say('pretokenize.pieces', label=label), say('pretokenize.lesson_whole')]]
     for n in range(min(SHOWN_MERGES, max(len(pre.merges), len(plain.merges)))):
-        rows.append([str(n + 1)] + [terminal.clip(terminal.shown(repr(tok.vocab[tok.merges[n][1]])), 34)
+        rows.append([str(n + 1)] + [terminal.clip(terminal.shown(repr(tok.vocab[tok.merges[n][1]])),
+                                                  34)
                                     if n < len(tok.merges) else '' for tok in (pre, plain)])
     print(terminal.table(rows, right={0}))
 

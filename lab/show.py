@@ -32,7 +32,8 @@ def cells(tok, ids, colour):
     """(piece as shown, id) for each token. Without colour, a space shows as · so that
     it cannot be taken for the padding that lines the ids up."""
     shown = [terminal.shown(kinds.token_text(tok, i).replace('\n', NEWLINE)) for i in ids]
-    return [(piece if colour else piece.replace(' ', SPACE), str(i)) for piece, i in zip(shown, ids)]
+    return [(piece if colour else piece.replace(' ', SPACE), str(i)) for piece,
+            i in zip(shown, ids)]
 
 
 def rows_of(pieces, columns):
@@ -55,7 +56,8 @@ def render(tok, ids, colour, columns=80):
     """The picture as lines of text: pieces (coloured, or between bars) over their ids."""
     out = []
     room = columns - (0 if colour else 1)  # without colour, a bar opens each line
-    pieces = [(terminal.clip(piece, room - 1), id_) for piece, id_ in cells(tok, ids, colour)]  # one too long
+    # one too long
+    pieces = [(terminal.clip(piece, room - 1), id_) for piece, id_ in cells(tok, ids, colour)]
     for row in rows_of(pieces, room):
         top, bottom = [], []
         for n, (piece, id_) in enumerate(row):

@@ -84,7 +84,8 @@ def main():
                         help=f'text a user typed (default: {USER_TEXT!r})')
     parser.add_argument('--allow', nargs='+', default=[], metavar='NAME',
                         help='special strings TEXT may hold as specials (default: none)')
-    parser.add_argument('--skip-special', action='store_true', help='leave special ids out when decoding')
+    parser.add_argument('--skip-special', action='store_true',
+                        help='leave special ids out when decoding')
     cli.add_tokenizer(parser, 'a saved tokenizer, of any kind')
     args = parser.parse_args()
     tok = with_specials(kinds.load(args.tokenizer), args.tokenizer)
@@ -98,14 +99,16 @@ def main():
     print(terminal.clip(say('special.text', text=shown(repr(args.text)))))
     plain = tok.encode(args.text)
     specials = sum(i in tok.special_ids.values() for i in plain)
-    print(terminal.fill(say('special.plain', ids=f'{len(plain):,}', specials=f'{specials:,}'), '  ', '    '))
+    print(terminal.fill(say('special.plain', ids=f'{len(plain):,}', specials=f'{specials:,}'), '  ',
+                        '    '))
     ids = tok.encode(args.text, allowed=args.allow)
     specials = sum(i in tok.special_ids.values() for i in ids)
     allowed = " ".join(map(shown, args.allow)) or say('special.nothing')
     print(terminal.clip('  ' + say('special.allowed', allowed=allowed, ids=f'{len(ids):,}',
                                    specials=f'{specials:,}')))
     print(wrapped(str(ids)))
-    print(wrapped(say('special.decoded', text=shown(repr(tok.decode(ids, skip_special=args.skip_special))))))
+    print(wrapped(say('special.decoded',
+                      text=shown(repr(tok.decode(ids, skip_special=args.skip_special))))))
     try:
         tok.encode(args.text, allowed=args.allow, disallowed='refuse')
         print("  disallowed='refuse': " + say('special.nothing_refused'))

@@ -60,7 +60,8 @@ MEASURABLE_FROM = 100_000  # characters: on less, timings are mostly the cost of
 # seconds one measurement may take before it is stopped: Swann's Way (1 MB, 10,000 merges)
 # takes about 2 s to train; an hour is room for a text a thousand times larger
 CHILD_SECONDS = 3600
-ANSWER = '@@lab.speed '  # starts a child's answer, so that a print in tokenizer.py is never read as one
+# starts a child's answer, so that a print in tokenizer.py is never read as one
+ANSWER = '@@lab.speed '
 COURSE_IDS = 4096  # the course's next step: a byte-level tokenizer of 4,096 ids, <eos> among them
 
 
@@ -75,7 +76,8 @@ def peak_mb():
     if resource is None:
         return None
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return peak / 2**20 if sys.platform == 'darwin' else peak / 2**10  # bytes on macOS, KiB elsewhere
+    # bytes on macOS, KiB elsewhere
+    return peak / 2**20 if sys.platform == 'darwin' else peak / 2**10
 
 
 def part_of(text, part):
@@ -99,10 +101,12 @@ def measure_ours(path, merges, part, jobs):
     if jobs > 1:
         try:
             again, figures['parallel'] = seconds(fast.encode, tok, text, jobs)
-        except NoProcesses as e:  # no /dev/shm in a container, a limit of processes: said, not fatal
+        # no /dev/shm in a container, a limit of processes: said, not fatal
+        except NoProcesses as e:
             if asked:
                 raise
-            figures['no_parallel'] = str(e)  # said by the parent, which prints what a child measured
+            # said by the parent, which prints what a child measured
+            figures['no_parallel'] = str(e)
             return figures
         if again != ids:
             raise ValueError(cli.message('speed.other_ids', path=path, jobs=jobs))
@@ -134,7 +138,8 @@ def measure_theirs(path, merges, part):
     alphabet = lessons.base_vocabulary(text)[1:]
     tok = Tokenizer(models.BPE(unk_token=checks.UNKNOWN))
     tok.pre_tokenizer = pre_tokenizers.Split('\n', behavior='isolated')
-    trainer = trainers.BpeTrainer(vocab_size=1 + len(alphabet) + merges, min_frequency=2, show_progress=False,
+    trainer = trainers.BpeTrainer(vocab_size=1 + len(alphabet) + merges, min_frequency=2,
+                                  show_progress=False,
                                   special_tokens=[checks.UNKNOWN], initial_alphabet=alphabet,
                                   limit_alphabet=len(alphabet) + 1)
     _, train_s = seconds(tok.train_from_iterator, [text], trainer)
@@ -143,22 +148,27 @@ def measure_theirs(path, merges, part):
 
 
 def measure_course(path, who):
-    """The course's tokenizer trained on the paragraphs of path, every one encoded, here (who='ours')
-    or by tokenizers ('theirs'); peak memory: this process's and its largest child's (RUSAGE_CHILDREN)."""
+    """The course's tokenizer trained on the paragraphs of path, every one encoded, here
+    (who='ours') or by tokenizers ('theirs'); peak memory: this process's and its largest child's
+    (RUSAGE_CHILDREN)."""
     docs, _ = documents(reading.read_text(path), 'paragraphs')
     if who == 'ours':
-        tok, train_s = seconds(functools.partial(kinds.KINDS['byte'].train, docs, vocab_size=COURSE_IDS,
+        tok, train_s = seconds(functools.partial(kinds.KINDS['byte'].train, docs,
+                                                 vocab_size=COURSE_IDS,
                                                  special=['<eos>'], rules='tokenizers'))
         _, encode_s = seconds(kinds.encode_documents, tok, docs, 0, 'H')
     else:
-        from tokenizers import Tokenizer, models, pre_tokenizers, trainers  # (no decoder: nothing is decoded)
+        # (no decoder: nothing is decoded)
+        from tokenizers import Tokenizer, models, pre_tokenizers, trainers
         tok = Tokenizer(models.BPE(unk_token=None))
         tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-        trainer = trainers.BpeTrainer(vocab_size=COURSE_IDS, special_tokens=['<eos>'], show_progress=False,
+        trainer = trainers.BpeTrainer(vocab_size=COURSE_IDS, special_tokens=['<eos>'],
+                                      show_progress=False,
                                       initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
         _, train_s = seconds(tok.train_from_iterator, docs, trainer)
         _, encode_s = seconds(tok.encode_batch, docs)
-    children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 2**10 if resource else 0  # KiB
+    # KiB
+    children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 2**10 if resource else 0
     peak = peak_mb()
     return {'train': train_s, 'encode': encode_s, 'peak': peak and peak + children}
 
@@ -172,7 +182,8 @@ def measure_lesson(path, merges):
 
 def in_fresh_python(*args):
     """Run this lab with args in a fresh Python: its figures, as a dict."""
-    argv = [sys.executable, '-m', 'lab.speed', *map(str, args), '--lang', cli.language()]  # it speaks ours
+    # it speaks ours
+    argv = [sys.executable, '-m', 'lab.speed', *map(str, args), '--lang', cli.language()]
     code, out, err = processes.run_bounded(argv, locations.ROOT,
                                         CHILD_SECONDS)
     if code:  # the child's own message, said once: each of its lines, a wrapped one joined again
@@ -189,7 +200,8 @@ def in_fresh_python(*args):
 def figures_in(out):
     """The figures a child printed: the marked line, printed last (a print in tokenizer.py is not
     it, and one without a newline may stand before it)."""
-    answers = [line[line.index(ANSWER) + len(ANSWER):] for line in out.splitlines() if ANSWER in line]
+    answers = [line[line.index(ANSWER) + len(ANSWER):] for line in out.splitlines()
+               if ANSWER in line]
     if not answers:
         raise ValueError(cli.message('speed.no_figures', out=repr(terminal.clip(out, 40))))
     return json.loads(answers[-1])
@@ -207,7 +219,8 @@ def has_tokenizers():
 def report_course(results, theirs_version):
     """The course's tokenizer, here and in tokenizers: a row each, and ours over theirs."""
     say = cli.message
-    rows = [[say(f'speed.{column}') for column in ['file', 'trained_by', 'train_s', 'encode_s', 'peak_mb']]]
+    rows = [[say(f'speed.{column}')
+             for column in ['file', 'trained_by', 'train_s', 'encode_s', 'peak_mb']]]
     for name, r in results:
         ours, theirs = r['course'], r.get('course theirs')
         figures = [f"{ours['train']:.2f}", f"{ours['encode']:.2f}", mb(ours['peak'])]
@@ -228,9 +241,11 @@ def report(results, merges, jobs, lesson_merges, theirs_version):
     say = cli.message
     keys = ['file', 'train_s', 'encode_s', 'peak_mb']
     file, train_s, encode_s, peak = (say('speed.' + key) for key in keys)
-    ours = [[file, say('speed.chars'), say('speed.merges'), train_s, encode_s, say('speed.jobs_s', jobs=jobs),
+    ours = [[file, say('speed.chars'), say('speed.merges'), train_s, encode_s,
+             say('speed.jobs_s', jobs=jobs),
              peak, 'B/char']]
-    versus = [[file, train_s, encode_s, peak, say('speed.train'), say('speed.encode'), say('speed.memory')]]
+    versus = [[file, train_s, encode_s, peak, say('speed.train'), say('speed.encode'),
+               say('speed.memory')]]
     growth = [[file, '1/4 s', '1/2 s', say('speed.all_s'), '1/4 MB', '1/2 MB', say('speed.all_mb'),
                say('speed.time_x'), say('speed.mem_x')]]
     lesson = [[file, say('speed.lesson_s', n=lesson_merges), say('speed.fast_s', n=lesson_merges),
@@ -238,17 +253,20 @@ def report(results, merges, jobs, lesson_merges, theirs_version):
     for name, r in results:
         whole = r['ours'][-1]
         ours.append([name, f"{whole['chars']:,}", f"{whole['merges']:,}", f"{whole['train']:.2f}",
-                     f"{whole['encode']:.2f}", f"{whole['parallel']:.2f}" if 'parallel' in whole else '-',
+                     f"{whole['encode']:.2f}",
+                     f"{whole['parallel']:.2f}" if 'parallel' in whole else '-',
                      mb(whole['peak']),
                      f"{whole['peak'] * 2**20 / whole['chars']:.0f}" if whole['peak'] else '-'])
         theirs = r.get('theirs')
         if theirs:
-            versus.append([name, f"{theirs['train']:.2f}", f"{theirs['encode']:.2f}", mb(theirs['peak']),
+            versus.append([name, f"{theirs['train']:.2f}", f"{theirs['encode']:.2f}",
+                           mb(theirs['peak']),
                            f"{whole['train'] / theirs['train']:.2f}",
                            f"{whole['encode'] / theirs['encode']:.2f}",
                            f"{whole['peak'] / theirs['peak']:.2f}" if theirs['peak'] else '-'])
         quarter = r['ours'][0]
-        growth.append([name] + [f"{p['train']:.2f}" for p in r['ours']] + [mb(p['peak']) for p in r['ours']]
+        growth.append([name] + [f"{p['train']:.2f}" for p in r['ours']]
+                      + [mb(p['peak']) for p in r['ours']]
                       + [f"{whole['train'] / max(quarter['train'], 1e-9):.1f}",
                          f"{whole['peak'] / quarter['peak']:.1f}" if quarter['peak'] else '-'])
         times = r['lesson']['lesson'] / max(r['lesson']['fast'], 1e-9)
@@ -263,7 +281,8 @@ def report(results, merges, jobs, lesson_merges, theirs_version):
         print('\n' + say('speed.install'))
     print('\n' + terminal.fill(say('speed.growth')) + '\n')
     print(terminal.table(growth, right=range(1, 9)))
-    print('\n' + terminal.fill(say('speed.lesson', merges=lesson_merges, chars=f'{LESSON_CHARS:,}')) + '\n')
+    print('\n' + terminal.fill(say('speed.lesson', merges=lesson_merges,
+                                   chars=f'{LESSON_CHARS:,}')) + '\n')
     print(terminal.table(lesson, right=range(1, 4)))
     report_course(results, theirs_version)
 
@@ -275,7 +294,8 @@ def report_kinds(results, merges):
     rows = [[say('speed.' + key) for key in keys] + ['B/byte']]
     for name, by_kind in results:
         for kind, r in by_kind.items():
-            per_byte = f"{(r['peak'] - r['start']) * 2**20 / max(r['bytes'], 1):.0f}" if r['peak'] else '-'
+            per_byte = f"{(r['peak'] - r['start']) * 2**20 / max(r['bytes'], 1):.0f}" \
+                if r['peak'] else '-'
             rows.append([name, kind, f"{r['ids']:,}", f"{r['train']:.2f}", f"{r['encode']:.2f}",
                          mb(r['peak']), per_byte])
     print(say('speed.every_kind', merges=f'{merges:,}') + '\n')
@@ -290,7 +310,8 @@ def mb(value):
 def make_corpus(path, force=False):
     """Python's standard library source written to path (lab/plumbing/corpus.py), and said."""
     chars, files = corpus.write(path, force)
-    print(cli.message('speed.wrote', path=terminal.shown(str(path)), chars=f'{chars:,}', files=files))
+    print(cli.message('speed.wrote', path=terminal.shown(str(path)), chars=f'{chars:,}',
+                      files=files))
 
 
 def arguments():
@@ -300,15 +321,18 @@ def arguments():
     parser.add_argument('--merges', type=cli.whole_number, default=10_000, metavar='N',
                         help='merges to learn (default: %(default)s)')
     parser.add_argument('--jobs', type=cli.jobs, metavar='N',
-                        help='processes for the parallel encoding (default: one per core, where they start)')
+                        help='processes for the parallel encoding (default: one per core, '
+                             'where they start)')
     parser.add_argument('--lesson-merges', type=cli.positive, default=20, metavar='K',
-                        help="merges for the lesson's own trainer, which is slow (default: %(default)s)")
+                        help="merges for the lesson's own trainer, which is slow (default: "
+                             "%(default)s)")
     parser.add_argument('--make-corpus', type=Path, metavar='PATH',
                         help='write the standard library corpus to PATH and stop')
     parser.add_argument('--force', action='store_true',
                         help='with --make-corpus: replace a file that is not such a corpus')
     parser.add_argument('--kinds', action='store_true',
-                        help='measure every tokenizer kind on each file instead, memory per byte too')
+                        help='measure every tokenizer kind on each file instead, memory '
+                             'per byte too')
     parser.add_argument('--child', nargs=3, help=argparse.SUPPRESS)  # WHAT PATH PART: a child's job
     return parser
 
@@ -335,7 +359,8 @@ def measurable(files):
     it before the long runs (and a child starts with its parent's peak memory, not ours)."""
     try:
         paths = [path.resolve() for path in files]
-    except (RuntimeError, OSError) as e:  # a symlink loop: RuntimeError before Python 3.13, OSError after
+    # a symlink loop: RuntimeError before Python 3.13, OSError after
+    except (RuntimeError, OSError) as e:
         raise ValueError(cli.message('speed.cannot_follow', error=e)) from None
     sizes = {}
     for typed, path in zip(files, paths):
@@ -353,8 +378,10 @@ def measure(path, args, theirs_version):
     """The figures of one file: ours on a quarter, a half and all of it, the lesson's, theirs."""
     asked = ['--jobs', args.jobs] if args.jobs else []  # else one per core, where they can start
     r = {'ours': [in_fresh_python('--child', 'ours', path, part, '--merges', args.merges,
-                                  *(asked if part == 1 else ['--jobs', 1])) for part in (0.25, 0.5, 1)],
-         'lesson': in_fresh_python('--child', 'lesson', path, 1, '--lesson-merges', args.lesson_merges)}
+                                  *(asked if part == 1 else ['--jobs', 1]))
+                                  for part in (0.25, 0.5, 1)],
+         'lesson': in_fresh_python('--child', 'lesson', path, 1, '--lesson-merges',
+                                   args.lesson_merges)}
     r['course'] = in_fresh_python('--child', 'course', path, 1)
     if theirs_version:
         r['theirs'] = in_fresh_python('--child', 'theirs', path, 1, '--merges', args.merges)
@@ -380,9 +407,11 @@ def main():
               '  python3 -m lab.speed --make-corpus stdlib.txt\n  python3 -m lab.speed stdlib.txt')
         return
     if args.kinds:
-        report_kinds([(terminal.shown(path.name), {kind: in_fresh_python('--child', f'kind-{kind}', path, 1,
+        report_kinds([(terminal.shown(path.name),
+                       {kind: in_fresh_python('--child', f'kind-{kind}', path, 1,
                                                                        '--merges', args.merges)
-                                                 for kind in kinds.KINDS}) for path in paths], args.merges)
+                                                 for kind in kinds.KINDS}) for path in paths],
+                                                 args.merges)
         return
     theirs_version = has_tokenizers()
     print(cli.message('speed.asked', merges=f'{args.merges:,}') + '\n', flush=True)

@@ -28,7 +28,8 @@ def main():
     args = parser.parse_args()
     text = reading.read_text(args.file, 'put your training text there')
     for count in args.merges:
-        terminal.status(f'training with {count} merges on {len(text):,} characters ...')  # long on a book
+        # long on a book
+        terminal.status(f'training with {count} merges on {len(text):,} characters ...')
         tok = BPE.train(text, count)
         terminal.status()
         print('merges', count, 'vocab', len(tok.vocab), 'tokens', len(lessons.encoded(tok, text)))

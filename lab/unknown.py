@@ -33,7 +33,8 @@ def main():
         # surrogateescape: a word from the command line may hold bytes that are not UTF-8
         ids, data = lessons.encoded(tok, word), list(word.encode('utf-8', 'surrogateescape'))
         said = f'{terminal.shown(word)} {ids} {data}'
-        print(terminal.clip(said))  # a long word is cut at 80 columns: python3 -m lab.show shows it all
+        # a long word is cut at 80 columns: python3 -m lab.show shows it all
+        print(terminal.clip(said))
 
 
 if __name__ == '__main__':

@@ -29,7 +29,8 @@ from lab.plumbing import cli, measures, reading, terminal
 from tokenizer import BPE
 
 POINTS = 20
-WIDTH, HEIGHT = 64, 17  # the plot's area, inside 80 columns with its axis labels; a label every 4 rows
+# the plot's area, inside 80 columns with its axis labels; a label every 4 rows
+WIDTH, HEIGHT = 64, 17
 FLAT = 0.01  # a step that gains less than 1 % more characters per token is "flat"
 
 
@@ -43,13 +44,15 @@ def sizes(smallest, largest, count=POINTS):
 
 def curve(train_text, held_text, merges):
     """[(vocabulary size, train chars/token, held-out chars/token)] at about POINTS sizes."""
-    terminal.status(cli.message('vocab_curve.learning', merges=f'{merges:,}', chars=f'{len(train_text):,}'))
+    terminal.status(cli.message('vocab_curve.learning', merges=f'{merges:,}',
+                                chars=f'{len(train_text):,}'))
     tok = fast.train(train_text, merges)
     base = len(tok.vocab) - len(tok.merges)
     points = []
     steps = sizes(base, len(tok.vocab))
     for n, size in enumerate(steps, 1):
-        terminal.status(cli.message('vocab_curve.encoding', size=f'{size:,}', n=n, steps=len(steps)))
+        terminal.status(cli.message('vocab_curve.encoding', size=f'{size:,}', n=n,
+                                    steps=len(steps)))
         partial = BPE(tok.vocab[:size], tok.merges[:size - base])
         encode = fast.encoder(partial)
         points.append((size, len(train_text) / max(len(encode(train_text)), 1),
@@ -113,14 +116,16 @@ def main():
     rule = (len(text) / 500, len(text) / 100)
     name = terminal.shown(args.file.name)
     say = cli.message
-    print(say('vocab_curve.texts', name=name, train=f'{len(train_text):,}', held=f'{len(held_text):,}',
+    print(say('vocab_curve.texts', name=name, train=f'{len(train_text):,}',
+              held=f'{len(held_text):,}',
               share=f'{args.holdout:.0%}'))
     print(say('vocab_curve.axis', low=f'{rule[0]:,.0f}', high=f'{rule[1]:,.0f}') + '\n')
     for line in plot(points, rule):
         print(line)
     rows = [[say(f'vocab_curve.{column}') for column in ['vocab', 'merges', 'train', 'held']]]
     base = points[0][0]
-    rows += [[f'{size:,}', f'{size - base:,}', f'{train:.2f}', f'{held:.2f}'] for size, train, held in points]
+    rows += [[f'{size:,}', f'{size - base:,}', f'{train:.2f}', f'{held:.2f}'] for size, train,
+             held in points]
     print()
     print(terminal.table(rows, right={0, 1, 2, 3}))
     flat = flattens(points)

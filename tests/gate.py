@@ -45,7 +45,8 @@ def verdict():
         for name, (state, _) in answers.items():
             if state != 'passed':
                 part = rules.PART_OF.get(name, 0)
-                unusable[part] = 'failed' if state != 'todo' or unusable.get(part) == 'failed' else 'todo'
+                failed = state != 'todo' or unusable.get(part) == 'failed'
+                unusable[part] = 'failed' if failed else 'todo'
         broken = check.syntax_part(answers)
         if broken is not None:  # Python cannot read the file from that part on
             unusable.update({part: 'failed' for part in rules.PARTS if part >= broken})
@@ -56,8 +57,8 @@ def verdict():
 def fingerprint(root=ROOT):
     """A sha256 of root's tokenizer.py and the lesson's three labs as they are now."""
     digest = hashlib.sha256()
-    for path in [root / 'tokenizer.py', *(root / 'lab' / f'{name}.py' for name in ['bpe_trace', 'unknown',
-                                                                                    'token_count'])]:
+    labs = [root / 'lab' / f'{name}.py' for name in ['bpe_trace', 'unknown', 'token_count']]
+    for path in [root / 'tokenizer.py', *labs]:
         try:
             digest.update(path.read_bytes())
         except OSError:
@@ -97,11 +98,13 @@ def failure(answers, environ=None):
         return catalogs.render(said, 'tests_unreadable', {})
     lines, _ = report.report(said, answers, 'tokenizer.py')
     start = next((n for n, line in enumerate(lines) if line.startswith(report.MARKERS['failed'])),
-                 next((n for n, line in enumerate(lines) if line.startswith(report.MARKERS['todo'])), 0))
+                 next((n for n,
+                       line in enumerate(lines) if line.startswith(report.MARKERS['todo'])), 0))
     end = start + 1
     while end < len(lines) and lines[end].startswith(' '):
         end += 1
-    header = terminal.fill(catalogs.render(said, 'tests_tutor_failed', {}))  # 80 columns, as the report
+    # 80 columns, as the report
+    header = terminal.fill(catalogs.render(said, 'tests_tutor_failed', {}))
     return '\n'.join([header, *lines[start:end], lines[-1]])
 
 

@@ -33,8 +33,8 @@ LESSON_LABS = ['lab/bpe_trace.py', 'lab/unknown.py', 'lab/token_count.py']
 
 
 def lesson_module():
-    """The lesson's tokenizer.py as the lesson prints it (the tutor's copy), imported under a name of
-    its own: what the library's tests compare with, whatever state the learner's file is in."""
+    """The lesson's tokenizer.py as the lesson prints it (the tutor's copy), imported under a name
+    of its own: what the library's tests compare with, whatever state the learner's file is in."""
     spec = importlib.util.spec_from_file_location('lesson_tokenizer', LESSON_FILES / 'tokenizer.py')
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -47,7 +47,8 @@ LESSON_MODULE = lesson_module()
 # lab is named here.
 NOT_LABS = {'__init__'}
 # A lab may also be a package of its own (lab/selfcheck/, run by its __main__.py); the plumbing, the
-# contract, the engine and the kinds are packages too, but libraries: their __main__.py only says so.
+# contract, the engine and the kinds are packages too, but libraries: their __main__.py only says
+# so.
 LIBRARIES = {'plumbing', 'contract', 'fast', 'kinds'}
 LABS = sorted([path.stem for path in (ROOT / 'lab').glob('*.py') if path.stem not in NOT_LABS]
               + [path.parent.name for path in (ROOT / 'lab').glob('*/__main__.py')
@@ -62,8 +63,10 @@ def lab_files(name):
 # lab's --help to this, and README.md lists the same).
 TAKES = {
     'FILE': ['audit', 'byte_bpe', 'compare', 'compression', 'fast_bpe', 'import_hf', 'merge_order',
-             'normalize', 'prepare', 'pretokenize', 'speed', 'token_count', 'vocab_curve', 'word_bpe'],
-    '--tokenizer': ['audit', 'batches', 'check', 'compression', 'export_hf', 'merge_order', 'prepare', 'show',
+             'normalize', 'prepare', 'pretokenize', 'speed', 'token_count', 'vocab_curve',
+             'word_bpe'],
+    '--tokenizer': ['audit', 'batches', 'check', 'compression', 'export_hf', 'merge_order',
+                    'prepare', 'show',
                     'special', 'unknown'],
     '--out': ['audit', 'byte_bpe', 'export_hf', 'fast_bpe', 'import_hf', 'prepare'],
 }
@@ -76,7 +79,8 @@ MIXED = (ROOT / 'data' / 'mixed.txt').read_text(encoding='utf-8')  # Korean, cod
 def ours():
     """Whether the tokenizer.py and the lesson's three labs in place are this project's own, not
     typed by a learner from the lesson (then tests/test_beyond_lesson.py has nothing to test)."""
-    ours_only = ['HERE = ', 'def read_text(', 'def save(', 'def main(']  # read, not imported (test_contract)
+    # read, not imported (test_contract)
+    ours_only = ['HERE = ', 'def read_text(', 'def save(', 'def main(']
     def held(path):  # a file not typed yet holds nothing
         return path.read_text(encoding='utf-8') if path.is_file() else ''
     typed, labs = held(ROOT / 'tokenizer.py'), [held(ROOT / lab) for lab in LESSON_LABS]
@@ -187,7 +191,8 @@ def in_a_fork(work, seconds):
     sys.stdout.flush()  # else what waits in this process's buffers is written twice
     sys.stderr.flush()
     with warnings.catch_warnings():  # Python 3.12+ warns of a fork where a thread runs: a fork that
-        warnings.simplefilter('ignore', DeprecationWarning)  # waits on a lock is ended with the rest
+        # waits on a lock is ended with the rest
+        warnings.simplefilter('ignore', DeprecationWarning)
         pid = os.fork()
     if pid == 0:
         try:
@@ -302,7 +307,8 @@ def run_inside(root, name, *args, encoding='utf-8', env=None, reader_gone=False)
     the same code as in a process of its own, without the cost of starting Python. env: more
     of the environment (the locale is English unless it says otherwise). reader_gone: stdout
     is a pipe whose reader has closed it, as | head leaves it (then nothing is read back)."""
-    if name != 'selfcheck':  # a lab may import it; the tutor runs it in a child, whatever state it is in
+    # a lab may import it; the tutor runs it in a child, whatever state it is in
+    if name != 'selfcheck':
         gate.skip_unless_the_file_holds(Path(root) / 'tokenizer.py')
     if f'lab/{name}.py' in LESSON_LABS:
         gate.skip_unless_holds(7, Path(root) / 'lab' / f'{name}.py')
@@ -314,11 +320,13 @@ def run_inside(root, name, *args, encoding='utf-8', env=None, reader_gone=False)
     stdout = io.TextIOWrapper(out, encoding=encoding, write_through=True)
     code = 0
     with contextlib.chdir(root) if hasattr(contextlib, 'chdir') else working_in(root), \
-            mock.patch.object(sys, 'argv', [name, *args]), mock.patch.object(sys, 'stdout', stdout), \
-            mock.patch.object(sys, 'stderr', err), mock.patch.dict(os.environ, {**ENGLISH, **(env or {})}), \
-            mock.patch.dict(cli._SPOKEN), labs_children_here():  # the lab's language is the lab's alone
+            mock.patch.object(sys, 'argv', [name, *args]), \
+            mock.patch.object(sys, 'stdout', stdout), mock.patch.object(sys, 'stderr', err), \
+            mock.patch.dict(os.environ, {**ENGLISH, **(env or {})}), \
+            mock.patch.dict(cli._SPOKEN), labs_children_here():  # the lab's language is its own
         # runpy warns when the module it runs as __main__ is imported already (by a test, say)
-        imported = {module: sys.modules.pop(module) for module in [f'lab.{name}', f'lab.{name}.__main__']
+        imported = {module: sys.modules.pop(module)
+                    for module in [f'lab.{name}', f'lab.{name}.__main__']
                     if module in sys.modules}
         try:
             runpy.run_module(f'lab.{name}', run_name='__main__', alter_sys=True)
@@ -380,7 +388,8 @@ def english_sentences(output):
     import re
     # <eos>: a special token's name; {char,word}: an option's choices
     names = r"'[^']*'|<\w+>|\{[^}]*\}|\S+\.(bin|json|txt)|--\S+|lab\.\w+"
-    lessons = r'vocab: \d+ merges: \d+$|roundtrip: '  # the lesson's own lines stay as it prints them
+    # the lesson's own lines stay as it prints them
+    lessons = r'vocab: \d+ merges: \d+$|roundtrip: '
     return [line for line in output.splitlines() if not re.search('[\uac00-\ud7a3]', line)
             and not re.match(lessons, line)
             and len(re.findall(r'\b[A-Za-z]*[a-z]{2,}[A-Za-z]*\b', re.sub(names, '', line))) >= 2]
@@ -404,7 +413,8 @@ def skip_unless_processes_start():
 
 
 def trained(root):
-    """root, with the data/tokenizer.json python3 tokenizer.py writes there, written in this process."""
+    """root, with the data/tokenizer.json python3 tokenizer.py writes there,
+    written in this process."""
     from lab import kinds
     text = (root / 'data' / 'train.txt').read_text(encoding='utf-8')
     kinds.save(kinds.CharBPE.train(text, 12), root / 'data' / 'tokenizer.json')
@@ -419,7 +429,8 @@ def learners_tokenizer(root):
     cached .pyc would be taken for a file rewritten within the same second at the same size."""
     import importlib.util
     path = root / 'tokenizer.py'
-    module = importlib.util.module_from_spec(importlib.util.spec_from_file_location('tokenizer', path))
+    spec = importlib.util.spec_from_file_location('tokenizer', path)
+    module = importlib.util.module_from_spec(spec)
     ours = sys.modules.get('tokenizer')
     with contextlib.redirect_stdout(io.StringIO()):
         exec(compile(path.read_bytes(), str(path), 'exec'), module.__dict__)
@@ -439,9 +450,11 @@ def script_inside(root, script, *args, env=None):
     environment, while it runs. The streams are real text streams, as a process has: a
     learner's file may reconfigure stdout or write bytes to it."""
     out, err, code = io.BytesIO(), io.BytesIO(), 0
-    stdout, stderr = [io.TextIOWrapper(stream, encoding='utf-8', write_through=True) for stream in (out, err)]
+    stdout, stderr = [io.TextIOWrapper(stream, encoding='utf-8', write_through=True)
+                      for stream in (out, err)]
     with contextlib.chdir(root) if hasattr(contextlib, 'chdir') else working_in(root), \
-            mock.patch.object(sys, 'argv', [script, *args]), mock.patch.dict(os.environ, env or {}), \
+            mock.patch.object(sys, 'argv', [script, *args]), \
+            mock.patch.dict(os.environ, env or {}), \
             mock.patch.object(sys, 'stdout', stdout), mock.patch.object(sys, 'stderr', stderr):
         try:
             runpy.run_path(str(Path(root) / script), run_name='__main__')
@@ -453,7 +466,8 @@ def script_inside(root, script, *args, env=None):
             for stream in (stdout, stderr):
                 if not stream.closed:  # the script may have closed it
                     stream.flush()
-    return code, out.getvalue().decode('utf-8', 'replace'), err.getvalue().decode('utf-8', 'replace')
+    return (code, out.getvalue().decode('utf-8', 'replace'),
+            err.getvalue().decode('utf-8', 'replace'))
 
 
 def tokenizer_inside(root, *args, env=None):

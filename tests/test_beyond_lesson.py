@@ -44,8 +44,9 @@ tokenizer = BPE = None  # this project's own, once setUpModule finds it in place
 def setUpModule():
     global tokenizer, BPE
     if not ours():
-        raise unittest.SkipTest("what only this project's tokenizer.py and lesson labs do: the ones here "
-                                'were typed from the lesson')
+        raise unittest.SkipTest(
+            "what only this project's tokenizer.py and lesson labs do: the ones here "
+            'were typed from the lesson')
     tokenizer = gate.learners(7)
     BPE = tokenizer.BPE
 
@@ -78,7 +79,8 @@ class CommandLineErrorTest(unittest.TestCase):
     def assert_refused(self, *words, process=False):
         """tokenizer.py fails with one line naming words, and the saved tokenizer is untouched (in a
         fork of its own where a wrong read could wait forever: the timeout ends it)."""
-        done = in_a_fork(lambda: tokenizer_inside(self.root), 20) if process else tokenizer_inside(self.root)
+        done = in_a_fork(lambda: tokenizer_inside(self.root),
+                         20) if process else tokenizer_inside(self.root)
         self.assertEqual(done.returncode, 1, done.stdout)
         self.assertEqual(done.stdout, '')
         self.assertNotIn('Traceback', done.stderr)
@@ -86,7 +88,8 @@ class CommandLineErrorTest(unittest.TestCase):
         for word in words:
             self.assertIn(word, done.stderr)
         self.assertEqual((self.root / 'data' / 'tokenizer.json').read_bytes(), self.saved)
-        self.assertEqual([p.name for p in (self.root / 'data').iterdir() if p.name.endswith('.tmp')], [])
+        self.assertEqual([p.name for p in (self.root / 'data').iterdir()
+                          if p.name.endswith('.tmp')], [])
         return done.stderr
 
     def test_missing_settings(self):
@@ -98,7 +101,8 @@ class CommandLineErrorTest(unittest.TestCase):
         self.assert_refused('settings.json', 'not valid JSON', 'line 1')
 
     def test_merges_that_are_not_a_whole_number_of_zero_or_more(self):
-        for value in ['[12]', '{"merge": 12}', '{"merges": "12"}', '{"merges": -1}', '{"merges": 1.5}',
+        for value in ['[12]', '{"merge": 12}', '{"merges": "12"}', '{"merges": -1}',
+                      '{"merges": 1.5}',
                       '{"merges": true}', '{"merges": null}', '{"merges": 1e3}']:
             with self.subTest(value):
                 self.settings.write_text(value)
@@ -176,7 +180,8 @@ class CommandLineErrorTest(unittest.TestCase):
         self.settings.write_text('{"merges": 100000}')
         done = tokenizer_inside(self.root)
         self.assertEqual(done.returncode, 0, done.stderr)
-        made = len(json.loads((self.root / 'data/tokenizer.json').read_text(encoding='utf-8'))['merges'])
+        saved = (self.root / 'data/tokenizer.json').read_text(encoding='utf-8')
+        made = len(json.loads(saved)['merges'])
         self.assertIn(f'asked for 100000 merges; no pair occurs twice after {made}', done.stdout)
 
 
@@ -186,8 +191,8 @@ class ClosedOutputTest(unittest.TestCase):
         done = subprocess.run(['sh', '-c', f'"{sys.executable}" tokenizer.py >&-'], cwd=root,
                               capture_output=True, text=True, timeout=60)
         self.assertEqual((done.returncode, done.stderr), (0, ''))
-        self.assertEqual(sorted(json.loads((root / 'data' / 'tokenizer.json').read_text(encoding='utf-8'))),
-                         ['merges', 'vocab'])
+        saved = (root / 'data' / 'tokenizer.json').read_text(encoding='utf-8')
+        self.assertEqual(sorted(json.loads(saved)), ['merges', 'vocab'])
 
 
 class ReadLikeTheLessonTest(unittest.TestCase):
@@ -218,7 +223,8 @@ class ReadLikeTheLessonTest(unittest.TestCase):
 
 
 class SaveTest(unittest.TestCase):
-    """save() writes a file of its own and renames it, so tokenizer.json is old or new, never half."""
+    """save() writes a file of its own and renames it, so tokenizer.json is
+    old or new, never half."""
 
     def setUp(self):
         self.root = copy_project(self, parts=['tokenizer.py'])
@@ -227,7 +233,8 @@ class SaveTest(unittest.TestCase):
 
     def assert_old_file_survives(self):
         self.assertEqual(self.path.read_text(encoding='utf-8'), '{"old": true}\n')
-        self.assertEqual(sorted(p.name for p in self.root.iterdir()), ['tokenizer.json', 'tokenizer.py'])
+        self.assertEqual(sorted(p.name for p in self.root.iterdir()),
+                         ['tokenizer.json', 'tokenizer.py'])
 
     def test_save_replaces_the_file(self):
         tokenizer.save('new\n', self.path)
@@ -235,7 +242,8 @@ class SaveTest(unittest.TestCase):
 
     def test_a_write_that_fails_leaves_the_old_file(self):
         with mock.patch.object(os, 'fsync', side_effect=OSError(28, 'No space left on device')):
-            with self.assertRaisesRegex(ValueError, r'cannot write .*json \(No space left on device\)'):
+            with self.assertRaisesRegex(ValueError,
+                                        r'cannot write .*json \(No space left on device\)'):
                 tokenizer.save('{"vocab": [], "merges": []}\n', self.path)
         self.assert_old_file_survives()
 
@@ -261,8 +269,9 @@ class SaveTest(unittest.TestCase):
 
     def test_a_read_only_disk_is_one_line_and_no_traceback(self):
         refused = OSError(errno.EROFS, 'Read-only file system')
+        # unlink refused even of a file that is not there
         with mock.patch('builtins.open', side_effect=refused), \
-                mock.patch.object(Path, 'unlink', side_effect=refused):  # even of a file that is not there
+                mock.patch.object(Path, 'unlink', side_effect=refused):
             with self.assertRaisesRegex(ValueError, r'cannot write .*\(Read-only file system\)'):
                 tokenizer.save('new\n', self.path)
 
@@ -286,7 +295,8 @@ class SaveTest(unittest.TestCase):
         self.assertEqual([w.returncode for w in writers], [0, 0])
         seen.add(self.path.read_text(encoding='utf-8'))
         self.assertLessEqual(seen, {'{"old": true}\n', 'A' * 20000, 'B' * 20000})
-        left = sorted(p.name for p in self.root.iterdir() if p.name != '__pycache__')  # that is Python's
+        # that is Python's
+        left = sorted(p.name for p in self.root.iterdir() if p.name != '__pycache__')
         self.assertEqual(left, ['tokenizer.json', 'tokenizer.py'])
 
     @unittest.skipUnless(hasattr(signal, 'SIGKILL'), 'needs SIGKILL')
@@ -294,7 +304,8 @@ class SaveTest(unittest.TestCase):
         code = ('from pathlib import Path; from tokenizer import save\n'
                 'while True:\n    for mark in "AB": save(mark * 500000, Path("tokenizer.json"))')
         wholes = {'{"old": true}\n', 'A' * 500000, 'B' * 500000}
-        kill_while_writing(self, code, [], self.root, self.path, wholes, rounds=5, seed=4, together=True)
+        kill_while_writing(self, code, [], self.root, self.path, wholes, rounds=5, seed=4,
+                           together=True)
 
     def test_ctrl_c_or_a_kill_on_the_command_line_is_one_line_and_leaves_no_file_behind(self):
         root = copy_project(self)
@@ -309,12 +320,14 @@ class SaveTest(unittest.TestCase):
                                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                            env={**os.environ, 'PYTHONUNBUFFERED': '1'},
                                            preexec_fn=as_a_terminal_starts_it)
-                self.addCleanup(lambda p=process: p.poll() is None and p.kill())  # not left training
+                # not left training
+                self.addCleanup(lambda p=process: p.poll() is None and p.kill())
                 self.assertIn('s to train', process.stdout.readline())  # said as it begins to train
                 process.send_signal(ending)
                 out, err = process.communicate(timeout=60)
                 self.assertEqual(process.returncode, 1)
-                self.assertEqual(err, 'tokenizer.py: interrupted; data/tokenizer.json is as it was\n')
+                self.assertEqual(err,
+                                 'tokenizer.py: interrupted; data/tokenizer.json is as it was\n')
                 self.assertEqual((root / 'data' / 'tokenizer.json').read_text(), '{"old": true}\n')
                 self.assertEqual([path.name for path in (root / 'data').iterdir()
                                   if path.name.endswith('.tmp')], [])  # none of a save cut short
@@ -377,31 +390,38 @@ class FromAnotherFolderTest(unittest.TestCase):
         done = run(root, '-m', 'tokenizer', env={'PYTHONPATH': str(installed)})
         self.assertEqual(done.returncode, 0, done.stderr)
         self.assertTrue((root / 'data' / 'tokenizer.json').exists())
-        elsewhere = run(root, '-m', 'tokenizer', cwd=root.parent, env={'PYTHONPATH': str(installed)})
+        elsewhere = run(root, '-m', 'tokenizer', cwd=root.parent,
+                        env={'PYTHONPATH': str(installed)})
         self.assertEqual(elsewhere.returncode, 1)
         self.assertNotIn('site-packages', elsewhere.stderr)
-        self.assertIn(str(root.parent / 'settings.json'), elsewhere.stderr)  # the folder it looked in
+        # the folder it looked in
+        self.assertIn(str(root.parent / 'settings.json'), elsewhere.stderr)
 
 
 def without_checks(source):
     """source less every line whose comment starts with 'check': what a learner who skips the
     checks types."""
     marked = {token.start[0] for token in tokenize.generate_tokens(io.StringIO(source).readline)
-              if token.type == tokenize.COMMENT and token.string.lstrip('#').strip().startswith('check')}
-    return ''.join(line for n, line in enumerate(source.splitlines(keepends=True), 1) if n not in marked)
+              if token.type == tokenize.COMMENT
+              and token.string.lstrip('#').strip().startswith('check')}
+    return ''.join(line for n,
+                   line in enumerate(source.splitlines(keepends=True), 1) if n not in marked)
 
 
 OURS = (ROOT / 'tokenizer.py').read_text(encoding='utf-8')
-STARTS = ['def merge', 'class BPE:', '    @classmethod', '    def encode', '    def decode', 'HERE = ']
+STARTS = ['def merge', 'class BPE:', '    @classmethod', '    def encode', '    def decode',
+          'HERE = ']
 
 
 class TypedAsTheLessonTeachesTest(unittest.TestCase):
-    """This project's tokenizer.py is the lesson's, typed in the lesson's order, its checks optional."""
+    """This project's tokenizer.py is the lesson's, typed in the lesson's
+    order, its checks optional."""
 
     @classmethod
     def setUpClass(cls):
         cls.typed = [OURS[:OURS.index(start)] for start in STARTS] + [OURS, without_checks(OURS)]
-        readable = [check.readable_part(typed) for typed in cls.typed]  # the tutor's way, in two processes
+        # the tutor's way, in two processes
+        readable = [check.readable_part(typed) for typed in cls.typed]
         cls.answers = check.check_many([source for source, _ in readable], check.lesson(),
                                        [broken for _, broken in readable])
 
@@ -430,7 +450,8 @@ class LessonLabsAsToolkitTest(test_toolkit.EveryLabTest):
 
 
 class LessonLabsExtrasTest(unittest.TestCase):
-    """What our bpe_trace, unknown and token_count add to the lesson's: hints and one-line errors."""
+    """What our bpe_trace, unknown and token_count add to the lesson's:
+    hints and one-line errors."""
 
     def test_running_a_lab_as_a_file_gives_a_one_line_hint(self):
         root = copy_project(self)
@@ -438,7 +459,8 @@ class LessonLabsExtrasTest(unittest.TestCase):
             with self.subTest(name):
                 hint = f'run this lab from the project folder as: python3 -m lab.{name}\n'
                 self.assertEqual(script_inside(root, f'lab/{name}.py'), (1, '', hint))
-        whole = run(root, 'lab/bpe_trace.py')  # and in a process of its own, where lab cannot be imported
+        # and in a process of its own, where lab cannot be imported
+        whole = run(root, 'lab/bpe_trace.py')
         self.assertEqual(whole.stderr, hint.replace('token_count', 'bpe_trace'))
 
     def test_unknown_says_to_train_first_when_no_tokenizer_is_saved(self):

@@ -44,14 +44,15 @@ def imports_from_tokenizer(path):
         if isinstance(node, ast.ImportFrom) and node.module == 'tokenizer':
             found += [(node.lineno, alias.name) for alias in node.names]
         elif isinstance(node, ast.Import):
-            found += [(node.lineno, 'import tokenizer') for alias in node.names if alias.name == 'tokenizer']
+            found += [(node.lineno, 'import tokenizer') for alias in node.names
+                      if alias.name == 'tokenizer']
     return found
 
 
 class ContractTest(unittest.TestCase):
     def test_labs_and_tests_import_only_merge_and_bpe_from_tokenizer(self):
-        files = [p for p in sorted((ROOT / 'lab').rglob('*.py')) + sorted((ROOT / 'tests').glob('*.py'))
-                 if p != BEYOND]
+        files = sorted((ROOT / 'lab').rglob('*.py')) + sorted((ROOT / 'tests').glob('*.py'))
+        files = [p for p in files if p != BEYOND]
         self.assertGreater(len(files), 20)
         for path in files:
             for line, name in imports_from_tokenizer(path):
@@ -69,12 +70,14 @@ class ContractTest(unittest.TestCase):
                 else:
                     continue
                 with self.subTest(path.name, lab=lab, line=node.lineno):
-                    self.assertLessEqual(set(names), SHARED_LIBRARIES | {lab})  # and its own package
+                    # and its own package
+                    self.assertLessEqual(set(names), SHARED_LIBRARIES | {lab})
 
     def test_the_lesson_files_follow_the_lesson(self):
         # they hold what the lesson's own file holds, and nothing more
         tree = ast.parse((LESSON_FILES / 'tokenizer.py').read_text(encoding='utf-8'))
-        names = {node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
+        names = {node.name for node in tree.body
+                 if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
         self.assertEqual(names, {'merge', 'BPE'})
 
 
@@ -84,7 +87,8 @@ class LessonFilesInPlaceTest(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        cls.root = copy_project(cls, parts=['tokenizer.py', 'settings.json', 'data', 'lab', 'tests'])
+        cls.root = copy_project(cls,
+                                parts=['tokenizer.py', 'settings.json', 'data', 'lab', 'tests'])
         use_lesson_files(cls.root)
         typed = (cls.root / 'tokenizer.py').read_text(encoding='utf-8')
         typed = typed.replace('import json\n', 'import json\nprint("tokenizer.py imported")\n', 1)
@@ -100,7 +104,8 @@ class LessonFilesInPlaceTest(unittest.TestCase):
         self.assertEqual(sorted(saved), ['merges', 'vocab'])
 
     def test_every_lab_runs_on_the_defaults(self):
-        with learners_tokenizer(self.root):  # in this process: the labs import the lesson-style file
+        # in this process: the labs import the lesson-style file
+        with learners_tokenizer(self.root):
             for name in LABS:
                 with self.subTest(name):
                     code, out, err = run_inside(self.root, name)
@@ -108,7 +113,8 @@ class LessonFilesInPlaceTest(unittest.TestCase):
 
     def test_the_lesson_labs_typed_as_the_lesson_shows_print_the_same(self):
         with learners_tokenizer(self.root):
-            ours = {name: run_inside(self.root, name)[1] for name in ['bpe_trace', 'unknown', 'token_count']}
+            ours = {name: run_inside(self.root, name)[1]
+                    for name in ['bpe_trace', 'unknown', 'token_count']}
         root = copy_project(self, parts=['settings.json', 'data/train.txt', 'lab'])
         use_lesson_files(root, labs=True)
         shutil.copy(self.root / 'tokenizer.py', root / 'tokenizer.py')  # with the same prints
@@ -126,7 +132,8 @@ KEEPS = "        self.vocab, self.merges = vocab, merges\n"  # the line of __ini
 
 
 class LearnerBugSeenFromALabTest(unittest.TestCase):
-    """A bug in the learner's tokenizer.py, met inside a lab: three lines, the tutor last, no traceback."""
+    """A bug in the learner's tokenizer.py, met inside a lab: three lines, the
+    tutor last, no traceback."""
 
     @classmethod
     def setUpClass(cls):
@@ -154,8 +161,10 @@ class LearnerBugSeenFromALabTest(unittest.TestCase):
 
     def test_an_error_raised_in_tokenizer_py_is_said_as_the_tutor_says_it_with_its_line(self):
         # labs of ours that show the learner's BPE: the lesson's own three may be the learner's
-        for old, new, lab, said in [('enumerate(vocab)', 'enumerate(vocabs)', 'merge_order', "name 'vocabs'"),
-                                    ('if len(c) == 1}', 'if len(cc) == 1}', 'vocab_curve', "name 'cc'")]:
+        for old, new, lab, said in [('enumerate(vocab)', 'enumerate(vocabs)', 'merge_order',
+                                     "name 'vocabs'"),
+                                    ('if len(c) == 1}', 'if len(cc) == 1}', 'vocab_curve',
+                                     "name 'cc'")]:
             with self.subTest(new):
                 done = self.lab_with(old, new, lab)
                 line = next(n for n, text in enumerate(self.lesson.splitlines(), 1) if old in text)
@@ -187,7 +196,8 @@ class LearnerBugSeenFromALabTest(unittest.TestCase):
         self.assertIn("'lo' + 'w' -> low| |low|e|r| |low|e|s|t 10", done.stdout)
 
     def test_a_saved_tokenizer_without_merges_points_to_the_tutor_not_to_training_again(self):
-        self.typed_with("return {'vocab': self.vocab, 'merges': self.merges}", "return {'vocab': self.vocab}")
+        self.typed_with("return {'vocab': self.vocab, 'merges': self.merges}",
+                        "return {'vocab': self.vocab}")
         tokenizer_inside(self.root)
         done = self.lab('check')
         self.assertEqual(done.returncode, 1)

@@ -31,7 +31,8 @@ TWICE = {'vocab': ['\ufffd', 'a', 'b', 'c', 'ab', 'bc', 'abc', 'abc'],
 # Korean, emoji (joined, with a skin tone), code, and runs of every kind of whitespace
 PROBES = ['한국어 토크나이저는 글을 조각으로 나눕니다.\n', '👍🏽 👨‍👩‍👧 😀😀 ok\n',
           'def f(x):\n\tif x:\n        return {"a": [1, 2]}  # 주석\n',
-          'a  b\t\tc \n\n\n   d\u3000e\u00a0f \x1c g\r\n', "I'm don't WE'LL 12345 ²½ Ⅻ ١٢٣\n", '', ' ']
+          'a  b\t\tc \n\n\n   d\u3000e\u00a0f \x1c g\r\n', "I'm don't WE'LL 12345 ²½ Ⅻ ١٢٣\n", '',
+          ' ']
 
 
 def every_kind_trained():
@@ -57,7 +58,8 @@ class ExportTest(unittest.TestCase):
 
     def test_the_lessons_kind_takes_no_step_the_lesson_does_not(self):
         data = to_hf(CharBPE.train(TEXT, 12))
-        self.assertEqual((data['normalizer'], data['pre_tokenizer'], data['added_tokens']), (None, None, []))
+        self.assertEqual((data['normalizer'], data['pre_tokenizer'], data['added_tokens']),
+                         (None, None, []))
         self.assertEqual(data['decoder'], {'type': 'Fuse'})
         self.assertEqual((data['model']['unk_token'], data['model']['fuse_unk']), ('\ufffd', False))
 
@@ -67,7 +69,8 @@ class ExportTest(unittest.TestCase):
 
     def test_a_string_under_two_ids_is_refused_naming_both(self):
         self.assertIsNone(problem_with(TWICE))
-        with self.assertRaisesRegex(ValueError, r"'abc' is in the vocabulary twice, as ids 6 and 7"):
+        with self.assertRaisesRegex(ValueError,
+                                    r"'abc' is in the vocabulary twice, as ids 6 and 7"):
             to_hf(CharBPE(**TWICE))
 
     def test_special_tokens_are_added_tokens_at_their_ids_in_the_vocabulary_too(self):
@@ -76,7 +79,8 @@ class ExportTest(unittest.TestCase):
             added = {token['content']: token['id'] for token in data['added_tokens']}
             self.assertEqual(added, tok.special_ids)
             self.assertTrue(all(token['special'] for token in data['added_tokens']))
-            self.assertEqual({name: data['model']['vocab'][name] for name in added}, tok.special_ids)
+            self.assertEqual({name: data['model']['vocab'][name] for name in added},
+                             tok.special_ids)
 
     def test_each_byte_is_one_character_the_printable_ones_themselves(self):
         self.assertEqual(len(set(BYTE_CHARACTERS)), 256)
@@ -88,7 +92,8 @@ class ExportTest(unittest.TestCase):
         good, byte = to_hf(CharBPE.train(TEXT, 12)), to_hf(ByteBPE.train(TEXT, 12))
         chat = to_hf(ByteBPE.train(TEXT, 12, ['<eos>']))  # a special token, as a chat tokenizer has
         return [
-                *[(chat, lambda d, o=option: d['added_tokens'][0].update({o: True}), f'<eos>.* sets {option}')
+                *[(chat, lambda d, o=option: d['added_tokens'][0].update({o: True}),
+                   f'<eos>.* sets {option}')
                   for option in ['lstrip', 'rstrip', 'single_word']],
                 (good, lambda d: d.update(normalizer={'type': 'NFC'}), 'a normalizer'),
                 (good, lambda d: d.update(pre_tokenizer={'type': 'Whitespace'}), 'pre-tokenizer'),
@@ -97,7 +102,8 @@ class ExportTest(unittest.TestCase):
                 (good, lambda d: d['model'].update(dropout=0.1), 'dropout'),
                 (good, lambda d: d['model']['merges'].append(['Q', 'zz']), 'merges'),
                 (good, lambda d: d['model']['merges'].reverse(), 'makes id'),
-                (good, lambda d: d['added_tokens'].append({'id': 40, 'content': 'x', 'special': False}),
+                (good,
+                 lambda d: d['added_tokens'].append({'id': 40, 'content': 'x', 'special': False}),
                  'not a special one'),
                 (byte, lambda d: d['pre_tokenizer'].update(add_prefix_space=True), 'adds a space'),
                 (byte, lambda d: d.update(pre_tokenizer={'type': 'Split', 'pattern': {'Regex': 'x'},
@@ -111,7 +117,8 @@ class ExportTest(unittest.TestCase):
                 (good, lambda d: d.update(decoder=[{'type': 'Fuse'}] * 200),
                  r'decoder is \[.{0,20}\.\.\., not Fuse'),
                 (good, lambda d: d.update(decoder=None), 'its decoder is none, not Fuse'),
-                (byte, lambda d: d.update(decoder={'type': 'Fuse'}), 'decoder is Fuse, not ByteLevel')]
+                (byte, lambda d: d.update(decoder={'type': 'Fuse'}),
+                 'decoder is Fuse, not ByteLevel')]
 
     def test_what_no_kind_here_has_is_refused_naming_it(self):
         for data, change, words in self.refusals():
@@ -119,10 +126,12 @@ class ExportTest(unittest.TestCase):
             change(data)
             with self.subTest(words), self.assertRaisesRegex(ValueError, words) as refused:
                 from_hf(data)
-            self.assertLessEqual(width(f'lab.import_hf: hf.json: {refused.exception}'), 80, refused.exception)
+            self.assertLessEqual(width(f'lab.import_hf: hf.json: {refused.exception}'), 80,
+                                 refused.exception)
 
     def test_what_no_kind_here_has_is_refused_in_korean_too(self):
-        with mock.patch.dict(cli._SPOKEN, words=catalogs.catalog('ko')):  # as lab.import_hf --lang ko
+        # as lab.import_hf --lang ko
+        with mock.patch.dict(cli._SPOKEN, words=catalogs.catalog('ko')):
             for data, change, words in self.refusals():
                 data = json.loads(json.dumps(data))
                 change(data)
@@ -160,7 +169,8 @@ class ExportTest(unittest.TestCase):
         done = inside(root, 'import_hf', 'hf.json', '--out', 'ours.json')
         self.assertEqual(done.returncode, 0, done.stderr)
         self.assertEqual(kinds.load(root / 'ours.json').state(), tok.state())
-        (root / 'wp.json').write_text(json.dumps({'model': {'type': 'WordPiece'}}), encoding='utf-8')
+        (root / 'wp.json').write_text(json.dumps({'model': {'type': 'WordPiece'}}),
+                                      encoding='utf-8')
         done = inside(root, 'import_hf', 'wp.json', '--out', 'wp-ours.json')
         self.assertEqual((done.returncode, len(messages(done.stderr))), (1, 1), done.stderr)
         self.assertIn('"type": "BPE"', done.stderr)
@@ -183,29 +193,34 @@ class HuggingFaceTest(unittest.TestCase):
 
     def test_seeded_fuzz_every_kind_out_and_every_trained_file_in_gives_their_ids(self):
         rng = random.Random(33)
-        pool = ['a', 'b', 'ab', ' ', '  ', '\t', '\n', '\n\n', '\r', '\u3000', '\xa0', 'Z', '한', '😀', "'s",
+        pool = ['a', 'b', 'ab', ' ', '  ', '\t', '\n', '\n\n', '\r', '\u3000', '\xa0', 'Z', '한',
+                '😀', "'s",
                 '1', '.', '<eos>', '<pad>', 'x<eos>y']
         probes = [''.join(rng.choice(pool) for _ in range(rng.randint(0, 40))) for _ in range(30)]
         for n in range(6):  # files tokenizers trained, each setting at random, read in
             hf = Tokenizer(models.BPE())
-            hf.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=rng.random() < 0.5)
+            hf.pre_tokenizer = pre_tokenizers.ByteLevel(
+                add_prefix_space=False, use_regex=rng.random() < 0.5)
             hf.decoder = decoders.ByteLevel()
             alphabet = pre_tokenizers.ByteLevel.alphabet() if rng.random() < 0.5 else []
             hf.train_from_iterator(probes[:20], trainers.BpeTrainer(
-                vocab_size=rng.choice([260, 300, 400]), special_tokens=['<eos>', '<pad>'][:rng.randint(0, 2)],
+                vocab_size=rng.choice([260, 300, 400]),
+                special_tokens=['<eos>', '<pad>'][:rng.randint(0, 2)],
                 initial_alphabet=alphabet, show_progress=False))
             tokenizers = [('in', from_hf(json.loads(hf.to_str())), hf)]
             # trained here on text that spells no special name, which merges would make a token too
-            tok = list(KINDS.values())[n % len(KINDS)].train([p.replace('<', '') for p in probes[:20]],
-                                                             rng.choice([5, 40]))
+            spelled = [p.replace('<', '') for p in probes[:20]]
+            tok = list(KINDS.values())[n % len(KINDS)].train(spelled, rng.choice([5, 40]))
             tokenizers.append(('out', tok, Tokenizer.from_str(json.dumps(to_hf(tok)))))
             for way, tok, hf in tokenizers:
                 for text in probes:
                     with self.subTest(f'{way} {n} {tok.kind}', text=text):
                         ids = hf.encode(text).ids
-                        allowed = {'allowed': 'all'} if tok.special_ids else {}  # as tokenizers encodes
+                        # as tokenizers encodes
+                        allowed = {'allowed': 'all'} if tok.special_ids else {}
                         self.assertEqual(tok.encode(text, **allowed), ids)
-                        skip = {'skip_special': True} if tok.special_ids else {}  # as tokenizers decodes
+                        # as tokenizers decodes
+                        skip = {'skip_special': True} if tok.special_ids else {}
                         self.assertEqual(tok.decode(ids, **skip), hf.decode(ids))
 
     def test_special_strings_in_text_become_special_ids_there_and_here_when_allowed(self):
@@ -228,7 +243,8 @@ class HuggingFaceTest(unittest.TestCase):
             hf.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
             hf.decoder = decoders.ByteLevel()
             hf.train_from_iterator([MIXED * 3], trainers.BpeTrainer(
-                vocab_size=500, special_tokens=['<eos>'], initial_alphabet=alphabet, show_progress=False))
+                vocab_size=500, special_tokens=['<eos>'], initial_alphabet=alphabet,
+                show_progress=False))
             data = json.loads(hf.to_str())
             tok = from_hf(data)
             self.assertEqual((tok.kind, tok.special_ids, tok.vocab_size),
@@ -246,7 +262,8 @@ class HuggingFaceTest(unittest.TestCase):
         hf.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
         hf.decoder = decoders.ByteLevel()
         hf.train_from_iterator([MIXED], trainers.BpeTrainer(
-            vocab_size=300, special_tokens=['<eos>'], initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+            vocab_size=300, special_tokens=['<eos>'],
+            initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
             show_progress=False))
         names = ['<eos>', '<sep>', '<cls>']
         hf.add_special_tokens(names)  # <eos> is in the vocabulary already
@@ -259,17 +276,20 @@ class HuggingFaceTest(unittest.TestCase):
     def test_letters_and_numbers_are_the_code_points_tokenizers_reads_as_such(self):
         # up to plane 3, the last with letters or numbers (a second a class to read them all)
         points = ''.join(chr(p) for p in range(0x40000) if not 0xD800 <= p < 0xE000)
-        self.assertEqual(re.findall(f'[{LETTERS}{NUMBERS}]', ''.join(map(chr, range(0x40000, 0x110000)))), [])
+        self.assertEqual(re.findall(f'[{LETTERS}{NUMBERS}]',
+                                    ''.join(map(chr, range(0x40000, 0x110000)))), [])
         for name, held in [('L', LETTERS), ('N', NUMBERS)]:
             with self.subTest(name):
                 cut = pre_tokenizers.Split(Regex(f'\\p{{{name}}}+'), 'removed', invert=True)
-                theirs = ''.join(piece for piece, _ in cut.pre_tokenize_str(points))  # the runs that match
+                # the runs that match
+                theirs = ''.join(piece for piece, _ in cut.pre_tokenize_str(points))
                 self.assertEqual(''.join(re.findall(f'[{held}]+', points)), theirs)
 
     def test_a_letter_newer_than_this_pythons_unicode_is_cut_as_tokenizers_cuts_it(self):
         text = 'ab\u0870cd \u1c89x'  # Unicode 14.0 and 16.0 letters
         split = pre_tokenizers.Split(Regex(PATTERNS['gpt2']), 'isolated')
-        self.assertEqual(compiled('gpt2').findall(text), [piece for piece, _ in split.pre_tokenize_str(text)])
+        self.assertEqual(compiled('gpt2').findall(text),
+                         [piece for piece, _ in split.pre_tokenize_str(text)])
 
     def test_the_patterns_cut_where_tokenizers_cuts(self):
         rng = random.Random(8)

@@ -73,7 +73,8 @@ class SameResultTest(unittest.TestCase):
         with mock.patch.object(training, 'BLOCK', 3):
             for text in fuzz_texts(150, seed=14):
                 self.assert_same(text, rng.choice([1, 3, 10, 100]))
-            one_line = ''.join(rng.choice('가나다라마바사아자차') for _ in range(3000))  # ties at every count
+            # ties at every count
+            one_line = ''.join(rng.choice('가나다라마바사아자차') for _ in range(3000))
             self.assert_same(one_line, 80)
 
     def test_long_lines_encoded_with_their_links_in_arrays(self):
@@ -88,7 +89,8 @@ class SameResultTest(unittest.TestCase):
         # as a line a unit (the switch comes after the first merge here)
         rng = random.Random(13)
         for _ in range(40):
-            lines = [''.join(rng.choice('ab c') for _ in range(rng.randint(0, 9))) for _ in range(8)]
+            lines = [''.join(rng.choice('ab c') for _ in range(rng.randint(0, 9)))
+                     for _ in range(8)]
             text = '\n'.join(rng.choice(lines) for _ in range(30))
             with mock.patch.multiple(training, LARGE=rng.choice([0, 12, 1000]), LINES_EVERY=1):
                 self.assert_same(text, rng.choice([3, 10, 40]))
@@ -132,7 +134,8 @@ class ReplayTest(unittest.TestCase):
         for text in fuzz_texts(60, seed=14):
             tok = fast.train(text, rng.choice([5, 50]))
             probe = ''.join(rng.choice(text + 'Z\n') for _ in range(200))
-            for every in (0, 3, 10**9):  # 0: lines after the first merge; 10**9: once a pair is absent
+            # 0: lines after the first merge; 10**9: once a pair is absent
+            for every in (0, 3, 10**9):
                 with mock.patch.multiple(encoding, REPLAY_FROM=0, WHOLE_EVERY=every):
                     self.assertEqual(fast.encode(tok, probe), tok.encode(probe), (text, every))
 
@@ -203,7 +206,8 @@ class ParallelEncodeTest(unittest.TestCase):
         with mock.patch.object(encoding, 'PARALLEL_FROM', 0), cores, \
                 mock.patch.object(encoding, 'start_process', no_shared_memory):
             self.assertEqual(fast.encode(tok, text), tok.encode(text))  # none asked for: here
-            with self.assertRaisesRegex(ValueError, r'cannot start 2 processes .*: use fewer --jobs'):
+            with self.assertRaisesRegex(ValueError,
+                                        r'cannot start 2 processes .*: use fewer --jobs'):
                 fast.encode(tok, text, jobs=2)
 
     def test_by_default_a_large_text_uses_every_idle_core_and_a_small_one_a_single_process(self):
@@ -218,7 +222,8 @@ class ParallelEncodeTest(unittest.TestCase):
                 mock.patch('os.cpu_count', return_value=3), \
                 mock.patch('os.getloadavg', return_value=(0.2, 0, 0)):
             self.assertEqual(fast.encode(tok, TEXT), tok.encode(TEXT))  # small: no processes
-            self.assertEqual(fast.encode(tok, large), tok.encode(large))  # could not start them: here
+            # could not start them: here
+            self.assertEqual(fast.encode(tok, large), tok.encode(large))
         self.assertEqual(started, [3])
 
     def test_a_busy_machine_gets_fewer_processes_by_default(self):
@@ -241,7 +246,8 @@ class ParallelEncodeTest(unittest.TestCase):
             return real(context, target, args)
         with mock.patch.object(encoding, 'PARALLEL_FROM', 0), \
                 mock.patch.object(encoding, 'start_process', start):
-            with mock.patch('threading.active_count', return_value=1):  # the tests' own threads aside
+            # the tests' own threads aside
+            with mock.patch('threading.active_count', return_value=1):
                 alone = fast.encode(tok, text, jobs=2)
             with concurrent.futures.ThreadPoolExecutor(1) as thread:
                 beside = thread.submit(fast.encode, tok, text, jobs=2).result(timeout=60)
@@ -302,10 +308,12 @@ class WorkerLifeTest(unittest.TestCase):
 
     def test_a_worker_killed_ends_the_work_in_one_line_within_seconds(self):
         with concurrent.futures.ThreadPoolExecutor(1) as thread:
-            work = thread.submit(encoding.in_processes, stand_by, self.folder, wait_long, ['a', 'b'], 2)
+            work = thread.submit(encoding.in_processes, stand_by, self.folder, wait_long,
+                                 ['a', 'b'], 2)
             pids = workers_at_work(self.folder, 2)
             started = time.monotonic()
-            os.kill(pids[0], signal.SIGKILL)  # as the kernel kills a process that takes too much memory
+            # as the kernel kills a process that takes too much memory
+            os.kill(pids[0], signal.SIGKILL)
             with self.assertRaisesRegex(ValueError, 'one of the 2 processes at work died'):
                 work.result(timeout=30)
         self.assertLess(time.monotonic() - started, 10)
@@ -315,12 +323,15 @@ class WorkerLifeTest(unittest.TestCase):
         """A process running a lab's way (cli.run) that waits on two workers: (it, their pids)."""
         code = ('import sys; from lab.plumbing import cli; from lab.fast import encoding; '
                 'from tests.test_fast_bpe import stand_by, wait_long; '
-                'cli.run(lambda: encoding.in_processes(stand_by, sys.argv[1], wait_long, ["a", "b"], 2))')
+                'cli.run(lambda: encoding.in_processes(stand_by, sys.argv[1], wait_long, '
+                '["a", "b"], 2))')
         process = subprocess.Popen([sys.executable, '-c', code, self.folder], cwd=ROOT, text=True,
-                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                   start_new_session=True,
                                    preexec_fn=as_a_terminal_starts_it)
         self.addCleanup(lambda: process.poll() is None and os.killpg(process.pid, signal.SIGKILL))
-        self.addCleanup(process.stderr.close)  # the pipes too: what a test did not read is not needed
+        # the pipes too: what a test did not read is not needed
+        self.addCleanup(process.stderr.close)
         self.addCleanup(process.stdout.close)
         return process, workers_at_work(self.folder, 2)
 
@@ -367,10 +378,12 @@ class CommandLineTest(unittest.TestCase):
     def test_the_roundtrip_after_training_is_checked_on_a_sample_of_a_long_text_and_says_so(self):
         root = copy_project(self, parts=['settings.json', 'data/train.txt', 'data/mixed.txt'])
         out = io.StringIO()
-        argv = ['fast_bpe', str(root / 'data' / 'mixed.txt'), '--merges', '5', '--out', str(root / 't.json')]
+        argv = ['fast_bpe', str(root / 'data' / 'mixed.txt'), '--merges', '5', '--out',
+                str(root / 't.json')]
+        # the language its parser chooses is its own: _SPOKEN cleared
         with mock.patch.object(fast_bpe, 'CHECKED', 100), mock.patch.object(sys, 'argv', argv), \
                 mock.patch('sys.stdout', out), mock.patch.dict(os.environ, ENGLISH), \
-                mock.patch.dict(cli._SPOKEN, clear=True):  # the language its parser chooses is its own
+                mock.patch.dict(cli._SPOKEN, clear=True):
             fast_bpe.main()
         self.assertIn('roundtrip: OK (on its first 100 characters)', out.getvalue())
 
@@ -381,12 +394,14 @@ class CommandLineTest(unittest.TestCase):
         (root / 'data' / 'tokenizer.json').unlink()
         fast = inside(root, 'fast_bpe')
         self.assertEqual(fast.returncode, 0, fast.stderr)
-        lines = [re.search(r'(vocab:|roundtrip:).*', line).group() for line in lesson.stdout.splitlines()
+        lines = [re.search(r'(vocab:|roundtrip:).*', line).group()
+                 for line in lesson.stdout.splitlines()
                  if re.search('vocab:|roundtrip:', line)]  # a learner's print may stand before it
         self.assertEqual(len(lines), 2, lesson.stdout)
         self.assertTrue(has_lines(fast.stdout, [*lines, 'saved data/tokenizer.json']), fast.stdout)
         self.assertEqual(fast.stderr, '')  # no progress when stderr is not a terminal
-        self.assertEqual(json.loads((root / 'data' / 'tokenizer.json').read_text(encoding='utf-8')), saved)
+        self.assertEqual(json.loads((root / 'data' / 'tokenizer.json').read_text(encoding='utf-8')),
+                         saved)
 
     def test_file_merges_and_out_options(self):
         root = copy_project(self)
@@ -396,7 +411,8 @@ class CommandLineTest(unittest.TestCase):
         self.assertEqual(done.returncode, 0, done.stderr)
         saved = json.loads((root / 'story.json').read_text(encoding='utf-8'))
         self.assertEqual(saved, BPE.train(story, 3).state())
-        self.assertTrue(has_lines(done.stdout, [f'vocab: {len(saved["vocab"])} merges: 3']), done.stdout)
+        self.assertTrue(has_lines(done.stdout, [f'vocab: {len(saved["vocab"])} merges: 3']),
+                        done.stdout)
 
     def test_a_missing_data_file_is_one_line(self):
         done = inside(copy_project(self), 'fast_bpe', 'nope.txt')

@@ -1,4 +1,5 @@
-"""Files, read and written the way trusted tools do it: nothing lost, torn, mixed up or read forever.
+"""Files, read and written the way trusted tools do it: nothing lost, torn, mixed up or read
+forever.
 
 Reading: text as the lesson's Path.read_text gives it, and only from regular files.
 Writing: all at once, only where the user meant, checked before the long work.
@@ -15,7 +16,8 @@ from unittest import mock
 
 from lab import kinds
 from lab.plumbing import bins, cli, locations, reading, saving
-from tests.project import LESSON_MODULE, TEXT, copy_project, inside, kill_while_writing, messages, trained
+from tests.project import (LESSON_MODULE, TEXT, copy_project, inside, kill_while_writing, messages,
+                           trained)
 
 BPE = LESSON_MODULE.BPE  # the lesson's own, which the library is held to
 
@@ -58,7 +60,8 @@ class ReadTest(unittest.TestCase):
 
     def test_utf16_is_refused_with_a_hint(self):
         for data in ['Q: hi\n'.encode('utf-16-le'), 'Q: hi\n'.encode('utf-16')]:
-            with self.subTest(data=data[:4]), self.assertRaisesRegex(ValueError, 'UTF-16|not UTF-8'):
+            with self.subTest(data=data[:4]), self.assertRaisesRegex(ValueError,
+                                                                     'UTF-16|not UTF-8'):
                 self.read(data)
 
     def test_a_stray_nul_is_named_with_its_line_not_taken_for_utf16(self):
@@ -70,7 +73,8 @@ class ReadTest(unittest.TestCase):
         fifo = self.root / 'fifo'
         os.mkfifo(fifo)
         for path in [fifo, Path('/dev/zero'), self.root]:
-            with self.subTest(path=path), self.assertRaisesRegex(ValueError, 'regular file|a folder'):
+            with self.subTest(path=path), self.assertRaisesRegex(ValueError,
+                                                                 'regular file|a folder'):
                 reading.read_text(path)
 
     def test_a_file_larger_than_its_bound_is_refused(self):
@@ -91,7 +95,8 @@ class SaveTest(unittest.TestCase):
     def test_the_file_keeps_its_permissions(self):
         self.path.chmod(0o640)
         saving.save('new\n', self.path)
-        self.assertEqual((self.path.read_text(), stat.S_IMODE(self.path.stat().st_mode)), ('new\n', 0o640))
+        self.assertEqual((self.path.read_text(), stat.S_IMODE(self.path.stat().st_mode)),
+                         ('new\n', 0o640))
 
     def test_a_symlink_is_written_through_and_stays_a_link(self):
         link = self.root / 'link.json'
@@ -102,7 +107,8 @@ class SaveTest(unittest.TestCase):
 
     def test_a_failing_write_leaves_the_old_file_and_no_temporary_one(self):
         with mock.patch.object(os, 'fsync', side_effect=OSError(28, 'No space left on device')):
-            with self.assertRaisesRegex(ValueError, r'cannot write .*out.json \(No space left on device\)'):
+            with self.assertRaisesRegex(ValueError,
+                                        r'cannot write .*out.json \(No space left on device\)'):
                 saving.save('new\n', self.path)
         self.assertEqual((self.path.read_text(), self.leftovers()), ('old\n', []))
 
@@ -117,12 +123,15 @@ class SaveTest(unittest.TestCase):
                 raise OSError(28, 'No space left on device')
             real_fsync(fd)
         with mock.patch.object(os, 'fsync', side_effect=fsync_failing_second):
-            with self.assertRaisesRegex(ValueError, r'cannot write .*meta.json \(No space left on device\)'):
+            with self.assertRaisesRegex(ValueError,
+                                        r'cannot write .*meta.json \(No space left on device\)'):
                 saving.save_together([('new\n', self.path), ('new meta\n', other)])
         files = [self.path, other]
-        self.assertEqual([*(f.read_text() for f in files), *self.leftovers()], ['old\n', 'old meta\n'])
+        self.assertEqual([*(f.read_text() for f in files), *self.leftovers()],
+                         ['old\n', 'old meta\n'])
         saving.save_together([('new\n', self.path), ('new meta\n', other)])
-        self.assertEqual([*(f.read_text() for f in files), *self.leftovers()], ['new\n', 'new meta\n'])
+        self.assertEqual([*(f.read_text() for f in files), *self.leftovers()],
+                         ['new\n', 'new meta\n'])
 
     @unittest.skipUnless(os.name == 'posix', 'sends itself SIGTERM')
     def test_sigterm_between_two_renames_waits_for_the_last_one(self):
@@ -198,11 +207,13 @@ class SaveTest(unittest.TestCase):
         code = ('import sys; from lab.plumbing import saving\n'
                 'while True:\n    for mark in "AB": saving.save(mark * 400000, sys.argv[1])')
         wholes = {'old\n', 'A' * 400000, 'B' * 400000}
-        kill_while_writing(self, code, [str(self.path)], locations.ROOT, self.path, wholes, rounds=4, seed=9)
+        kill_while_writing(self, code, [str(self.path)], locations.ROOT, self.path, wholes,
+                           rounds=4, seed=9)
 
 
 class CheckOutTest(unittest.TestCase):
-    """check_output_path refuses an output the user cannot or should not mean, before any work is done."""
+    """check_output_path refuses an output the user cannot or should not mean,
+    before any work is done."""
 
     def setUp(self):
         self.root = copy_project(self, parts=['data/train.txt'])
@@ -241,7 +252,8 @@ class CheckOutTest(unittest.TestCase):
         notes = self.root / 'notes.json'
         notes.write_text('{"my": "notes"}')
         self.refused(notes, 'is not a tokenizer.json: use --force')
-        saving.check_output_path(notes, 'tokenizer.json', saving.json_with('vocab', 'merges'), force=True)
+        saving.check_output_path(notes, 'tokenizer.json', saving.json_with('vocab', 'merges'),
+                                 force=True)
 
     def test_a_missing_folder_is_refused(self):
         self.refused(self.root / 'no' / 'such' / 'out.json', 'there is no folder')
@@ -268,13 +280,15 @@ class CommandLineOutTest(unittest.TestCase):
                             self.root / 'data' / 'train.txt')
 
     def test_export_hf_refuses_to_write_over_the_tokenizer_it_exports(self):
-        self.assert_refused(['lab.export_hf', '--out', 'data/tokenizer.json'], 'is also what this reads',
+        self.assert_refused(['lab.export_hf', '--out', 'data/tokenizer.json'],
+                            'is also what this reads',
                             self.root / 'data' / 'tokenizer.json')
 
     def test_a_bad_out_is_reported_before_training(self):
         (self.root / 'big.txt').write_text('abcdefgh ' * 20_000)
         started = time.monotonic()
-        self.assert_refused(['lab.fast_bpe', 'big.txt', '--merges', '100000', '--out', 'no/such/t.json'],
+        self.assert_refused(['lab.fast_bpe', 'big.txt', '--merges', '100000', '--out',
+                             'no/such/t.json'],
                             'there is no folder', self.root / 'big.txt')
         self.assertLess(time.monotonic() - started, 5)
 

@@ -25,15 +25,18 @@ except ImportError:  # optional
 # Korean, code, runs of whitespace of every kind, emoji, contractions, digits of other scripts
 SAMPLES = [MIXED, *PROBES[:5], '\n\n'.join(PROBES) * 3,
            'if x:\n        y = 1\n\n\n    \t z  \n' * 5 + '    return [1,  2,   3]\n' * 4,
-           '안녕하세요 여러분, 오늘은 토크나이저를 배웁니다. 안녕히 가세요! ' * 6 + '🙂🙃🙂 🙂🙂\n' * 3]
+           '안녕하세요 여러분, 오늘은 토크나이저를 배웁니다. 안녕히 가세요! ' * 6
+           + '🙂🙃🙂 🙂🙂\n' * 3]
 
 
 def random_documents(seed, count=40):
     """Documents of letters, Korean, emoji, digits, apostrophes and whitespace of every kind."""
     rng = random.Random(seed)
-    alphabet = ['a', 'b', 'ab', 'the', ' ', '  ', '\n', '\t', '\r\n', "'s", "'", '1', '23', '.', '::', '안',
+    alphabet = ['a', 'b', 'ab', 'the', ' ', '  ', '\n', '\t', '\r\n', "'s", "'", '1', '23', '.',
+                '::', '안',
                 '녕', '😀', '👍🏽', '\u3000', '\xa0', '\x1c', 'Ä', '-', '    ', 'Q: ']
-    return [''.join(rng.choice(alphabet) for _ in range(rng.randrange(1, 60))) for _ in range(count)]
+    return [''.join(rng.choice(alphabet) for _ in range(rng.randrange(1, 60)))
+            for _ in range(count)]
 
 
 def train_theirs(docs, vocab_size, special=('<eos>',)):
@@ -41,7 +44,8 @@ def train_theirs(docs, vocab_size, special=('<eos>',)):
     tok = Tokenizer(models.BPE(unk_token=None))
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tok.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=list(special), show_progress=False,
+    trainer = trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=list(special),
+                                  show_progress=False,
                                   initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
     tok.train_from_iterator(docs, trainer)
     return tok
@@ -50,7 +54,8 @@ def train_theirs(docs, vocab_size, special=('<eos>',)):
 def model_of(data):
     """(vocabulary as strings in id order, merges as string pairs) of a tokenizers file's model."""
     vocab = data['model']['vocab']
-    merges = [pair.split(' ') if isinstance(pair, str) else pair for pair in data['model']['merges']]
+    merges = [pair.split(' ') if isinstance(pair, str) else pair
+              for pair in data['model']['merges']]
     return sorted(vocab, key=vocab.get), merges
 
 
@@ -68,7 +73,8 @@ class RulesTest(unittest.TestCase):
         tok = ByteBPE.train(MIXED, vocab_size=300, special=['<eos>'], rules='tokenizers')
         self.assertEqual(tok.special_ids, {'<eos>': 0})
         self.assertEqual(tok.byte_ids[ord('!')], 1)  # '!' is the first of the characters, sorted
-        self.assertEqual(tok.byte_ids[0], 1 + 188)  # byte 0 is written U+0100, after the 188 printable ones
+        # byte 0 is written U+0100, after the 188 printable ones
+        self.assertEqual(tok.byte_ids[0], 1 + 188)
         self.assertEqual(tok.vocab_size, 300)
         self.assertEqual(tok.pattern, 'gpt2')
 
@@ -79,12 +85,15 @@ class RulesTest(unittest.TestCase):
         self.assertEqual(lesson.special_ids, {'<pad>': 0, '<unk>': 1, '<bos>': 2, '<eos>': 3})
 
     def test_a_newline_merges_and_a_pair_seen_once_is_merged(self):
-        tok = ByteBPE.train(['x\n\n\n\n'], vocab_size=1 + 256 + 5, special=['<eos>'], rules='tokenizers')
+        tok = ByteBPE.train(['x\n\n\n\n'], vocab_size=1 + 256 + 5, special=['<eos>'],
+                            rules='tokenizers')
         self.assertEqual([tok.token_bytes(new) for _, new in tok.merges], [b'\n\n', b'\n\n\n\n'])
 
     def test_a_tie_goes_to_the_pair_of_smaller_ids(self):
-        tok = ByteBPE.train(['zy ba'], vocab_size=1 + 256 + 1, special=['<eos>'], rules='tokenizers')
-        self.assertEqual(tok.token_bytes(tok.merges[0][1]), b'ba')  # in the lesson, 'zy' (seen first)
+        tok = ByteBPE.train(['zy ba'], vocab_size=1 + 256 + 1, special=['<eos>'],
+                            rules='tokenizers')
+        # in the lesson, 'zy' (seen first)
+        self.assertEqual(tok.token_bytes(tok.merges[0][1]), b'ba')
 
     def test_vocab_size_below_the_base_is_refused(self):
         with self.assertRaisesRegex(ValueError, 'starts with 257 ids'):
@@ -92,7 +101,8 @@ class RulesTest(unittest.TestCase):
 
     def test_documents_are_cut_apart(self):
         tok = ByteBPE.train(['ab', 'ab'], vocab_size=300, special=[], rules='tokenizers')
-        self.assertEqual(tok.vocab_size, 257)  # 'ab' once merged; no pair is left across the documents
+        # 'ab' once merged; no pair is left across the documents
+        self.assertEqual(tok.vocab_size, 257)
 
     def test_the_file_reads_back_the_same(self):
         tok = ByteBPE.train(MIXED, vocab_size=400, special=['<eos>'], rules='tokenizers')
@@ -105,7 +115,8 @@ class SameAsTokenizersTest(unittest.TestCase):
         theirs = train_theirs(docs, vocab_size, special)
         ours = ByteBPE.train(docs, vocab_size=vocab_size, special=list(special), rules='tokenizers')
         data = json.loads(theirs.to_str())
-        self.assertEqual(model_of(to_hf(ours)), model_of(data))  # the vocabulary and the merges, in order
+        # the vocabulary and the merges, in order
+        self.assertEqual(model_of(to_hf(ours)), model_of(data))
         for text in docs[:5] + PROBES:
             self.assertEqual(ours.encode(text), theirs.encode(text).ids, text[:40])
 
@@ -118,7 +129,8 @@ class SameAsTokenizersTest(unittest.TestCase):
     def test_random_documents(self):
         for seed in range(12):
             with self.subTest(seed=seed):
-                self.assert_same(random_documents(seed), random.Random(seed).choice([280, 400, 1000]))
+                self.assert_same(random_documents(seed),
+                                 random.Random(seed).choice([280, 400, 1000]))
 
     def test_other_special_tokens_and_none(self):
         self.assert_same(documents(MIXED)[0], 400, ('<pad>', '<bos>', '<eos>'))
@@ -133,7 +145,8 @@ class SameAsTokenizersTest(unittest.TestCase):
         self.assertEqual(ours.byte_ids[ord(' ')], ours.special_ids['Ġ'])
         for text in ['a b', 'hello  world\n', ' x']:  # 'Ġ' itself: there its id, here text
             self.assertEqual(ours.encode(text), theirs.encode(text).ids, text)
-        with self.assertRaisesRegex(ValueError, "'Ġ' is the character tokenizers writes byte 32 as"):
+        with self.assertRaisesRegex(ValueError,
+                                    "'Ġ' is the character tokenizers writes byte 32 as"):
             ByteBPE.train('a b', vocab_size=270, special=['Ġ'], rules='tokenizers')
 
     def test_prepare_writes_the_ids_the_courses_numpy_code_writes(self):
@@ -146,7 +159,8 @@ class SameAsTokenizersTest(unittest.TestCase):
         ours = ByteBPE.train(docs, vocab_size=700, special=['<eos>'], rules='tokenizers')
         with tempfile.TemporaryDirectory() as folder:
             made = prepare.prepare(ours, text, Path(folder), 8, how='paragraphs')
-            written = b''.join((Path(folder) / name).read_bytes() for name in ['train.bin', 'val.bin'])
+            written = b''.join((Path(folder) / name).read_bytes()
+                               for name in ['train.bin', 'val.bin'])
         self.assertEqual(written, course.tobytes())  # id for id, the split at a document aside
         self.assertEqual(made['special'], {})
 
@@ -158,8 +172,10 @@ class SameAsTokenizersTest(unittest.TestCase):
         self.assertEqual(made['special'], {'<eos>': 1})
         written = (made['train'] + made['val']).tolist()
         self.assertEqual(written, ours.encode(docs[0]) + [0] + ours.encode(docs[1]) + [0])
-        self.assertEqual((made['train'] + made['val']).count(0), 2)  # the two that end the documents
-        self.assertIn('kept as text', '\n'.join(prepare.report(ours, made, ([[0]], [[0]], True, Args()))))
+        # the two that end the documents
+        self.assertEqual((made['train'] + made['val']).count(0), 2)
+        self.assertIn('kept as text',
+                      '\n'.join(prepare.report(ours, made, ([[0]], [[0]], True, Args()))))
 
 
 class Args:  # what prepare.report reads of the command line

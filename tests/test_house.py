@@ -12,6 +12,7 @@ import tempfile
 import unittest
 from pathlib import Path
 
+from lab.plumbing import terminal
 from tests import gate
 from tests.project import ROOT, copy_project, run, tokenizer_inside, use_lesson_files
 
@@ -42,7 +43,8 @@ def layer_of(path):
 
 
 def module_file(name):
-    """The project's file for a module name (lab.kinds.byte, lab.plumbing.cli, tokenizer), or None."""
+    """The project's file for a module name (lab.kinds.byte,
+    lab.plumbing.cli, tokenizer), or None."""
     base = ROOT.joinpath(*name.split('.'))
     for candidate in (base.with_suffix('.py'), base / '__init__.py'):
         if candidate.is_file():
@@ -64,7 +66,8 @@ def imports(path, root=ROOT):
         if isinstance(node, ast.Import):
             names = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
-            base = '.'.join([*package[:len(package) - node.level + 1], node.module or '']).strip('.') \
+            base = '.'.join([*package[:len(package) - node.level + 1],
+                             node.module or '']).strip('.') \
                 if node.level else node.module or ''
             names = [f'{base}.{alias.name}' for alias in node.names] + [base]
         else:
@@ -83,7 +86,8 @@ class LayersTest(unittest.TestCase):
         for path in project_files():
             for imported in imports(path):
                 with self.subTest(f'{path.relative_to(ROOT)} imports {imported.relative_to(ROOT)}'):
-                    self.assertLessEqual(layer_of(imported), layer_of(path), LAYERS[layer_of(imported)][0])
+                    self.assertLessEqual(layer_of(imported), layer_of(path),
+                                         LAYERS[layer_of(imported)][0])
 
     def test_the_library_never_imports_the_learners_file(self):
         library = [path for path in project_files() if 2 <= layer_of(path) <= 6]  # learner to kinds
@@ -106,10 +110,11 @@ class LayersTest(unittest.TestCase):
     def test_a_learners_file_saved_by_notepad_or_half_typed_is_read_without_an_error(self):
         with tempfile.TemporaryDirectory() as tmp:
             root = Path(tmp)
-            lesson = (ROOT / 'lab' / 'selfcheck' / 'lesson' / 'tokenizer.py').read_text(encoding='utf-8')
+            lesson = (ROOT / 'lab' / 'selfcheck' / 'lesson' / 'tokenizer.py').read_text('utf-8')
             notepad = b'\xef\xbb\xbf' + lesson.replace('\n', '\r\n').encode('utf-8')  # a BOM, CRLF
             (root / 'tokenizer.py').write_bytes(notepad)
-            self.assertEqual(imports(root / 'tokenizer.py', root), set())  # the standard library only
+            # the standard library only
+            self.assertEqual(imports(root / 'tokenizer.py', root), set())
             half = 'def merge(ids, pair, new_id):\n    result, i = [],'  # typed this far
             (root / 'tokenizer.py').write_text(half, encoding='utf-8')
             self.assertEqual(imports(root / 'tokenizer.py', root), set())
@@ -121,6 +126,22 @@ class LayersTest(unittest.TestCase):
                 self.assertTrue(all(f'`{place}`' in said for place in places), places)
 
 
+class StyleTest(unittest.TestCase):
+    def test_no_line_of_the_library_or_the_tests_is_wider_than_100_columns(self):
+        # tokenizer.py is the learner's to type, and lesson/ the lesson's files as printed
+        lesson = ROOT / 'lab' / 'selfcheck' / 'lesson'
+        files = [path for path in [*project_files(), *(ROOT / 'tests').rglob('*.py')]
+                 if path != ROOT / 'tokenizer.py' and lesson not in path.parents]
+        for path in files:
+            lines = path.read_text(encoding='utf-8').splitlines()
+            wide = [n for n, line in enumerate(lines, 1) if terminal.width(line) > WIDEST]
+            with self.subTest(str(path.relative_to(ROOT))):
+                self.assertEqual(wide, [], 'lines wider than 100 columns (Hangul takes two)')
+
+
+WIDEST = 100  # columns of a line of code, as pyproject.toml tells ruff
+
+
 class AddingTest(unittest.TestCase):
     """CONTRIBUTING.md's "Adding a ..." sections, each done once as written: the one file added,
     the one list touched, in a copy of the project, and the addition then run."""
@@ -128,7 +149,8 @@ class AddingTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.root = copy_project(cls, parts=['settings.json', 'data', 'lab', 'tests'])
-        use_lesson_files(cls.root, labs=True)  # what is typed here, right or wrong, is not the point
+        # what is typed here, right or wrong, is not the point
+        use_lesson_files(cls.root, labs=True)
         cls.env = gate.holding(cls.root)
         done = tokenizer_inside(cls.root)  # the lesson's file: data/tokenizer.json for lab.hello
         assert done.returncode == 0, done.stderr
@@ -138,7 +160,8 @@ class AddingTest(unittest.TestCase):
         path = cls.root / name
         text = path.read_text(encoding='utf-8')
         if old not in text:
-            raise AssertionError(f'{name} no longer holds {old!r}: CONTRIBUTING.md\'s recipe needs it')
+            raise AssertionError(
+                f'{name} no longer holds {old!r}: CONTRIBUTING.md\'s recipe needs it')
         path.write_text(text.replace(old, new, 1), encoding='utf-8')
 
     def test_a_lab(self):
@@ -146,30 +169,37 @@ class AddingTest(unittest.TestCase):
         (self.root / 'lab' / 'hello.py').write_text(  # the file to add: a copy of lab/check.py
             check.replace('lab.check', 'lab.hello').replace('Check a saved', 'Greet a saved'),
             encoding='utf-8')
-        self.edit('tests/project.py', "'--tokenizer': ['audit',", "'--tokenizer': ['hello', 'audit',")
+        self.edit('tests/project.py', "'--tokenizer': ['audit',",
+                  "'--tokenizer': ['hello', 'audit',")
         # in the copy: the new lab run as the tests run a lab, then the toolkit's test of every lab
         toolkit = ("import unittest\nfrom tests.project import LABS, ROOT, run_inside\n"
                    "assert 'hello' in LABS, LABS\ncode, out, err = run_inside(ROOT, 'hello')\n"
                    "assert code == 0, err\nprint(out.splitlines()[0])\n"
-                   "unittest.main(module=None, argv=['-', 'tests.test_toolkit', '-k', 'test_help_exits_0'])")
+                   "unittest.main(module=None, argv=['-', 'tests.test_toolkit', '-k', "
+                   "'test_help_exits_0'])")
         done = run(self.root, '-c', toolkit, env=self.env)
         self.assertEqual(done.returncode, 0, done.stderr[-2000:])
-        self.assertEqual(done.stdout.splitlines()[0], 'data/tokenizer.json: sound, a char tokenizer')
+        self.assertEqual(done.stdout.splitlines()[0],
+                         'data/tokenizer.json: sound, a char tokenizer')
         self.assertIn('Ran 1 test', done.stderr)
 
     def test_a_kind(self):
         char = (self.root / 'lab' / 'kinds' / 'char.py').read_text(encoding='utf-8')
         (self.root / 'lab' / 'kinds' / 'upper.py').write_text(  # the file to add: a copy of char.py
-            char.replace('class CharBPE', 'class UpperBPE').replace("kind = 'char'", "kind = 'upper'"),
+            char.replace('class CharBPE', 'class UpperBPE')
+                .replace("kind = 'char'", "kind = 'upper'"),
             encoding='utf-8')
-        self.edit('lab/kinds/__init__.py', "'special': SpecialBPE}",  # the list, and the import above it
+        # the list, and the import above it
+        self.edit('lab/kinds/__init__.py', "'special': SpecialBPE}",
                   "'special': SpecialBPE, 'upper': UpperBPE}")
         self.edit('lab/kinds/__init__.py', 'from lab.kinds.word import WordBPE\n',
                   'from lab.kinds.upper import UpperBPE\nfrom lab.kinds.word import WordBPE\n')
-        code = ('import runpy, sys\nfrom lab import kinds\ntok = kinds.KINDS["upper"].train("abab ab", 3)\n'
-                'kinds.save(tok, "u.json")\nprint(kinds.load("u.json").kind)\n'
-                'sys.argv = ["lab.compare", "data/mixed.txt", "--merges", "20"]\n'
-                'runpy.run_module("lab.compare", run_name="__main__")')
+        code = (
+            'import runpy, sys\nfrom lab import kinds\n'
+            'tok = kinds.KINDS["upper"].train("abab ab", 3)\n'
+            'kinds.save(tok, "u.json")\nprint(kinds.load("u.json").kind)\n'
+            'sys.argv = ["lab.compare", "data/mixed.txt", "--merges", "20"]\n'
+            'runpy.run_module("lab.compare", run_name="__main__")')
         done = run(self.root, '-c', code)
         self.assertEqual(done.returncode, 0, done.stderr)
         self.assertEqual(done.stdout.splitlines()[0], 'upper')  # saved and loaded as its kind
@@ -196,8 +226,10 @@ class AddingTest(unittest.TestCase):
         catalog = json.loads((locale / 'en.json').read_text(encoding='utf-8'))
         catalog['rule.rule_throwaway'] = 'a throwaway rule: three 4s merge as 7 4'
         (locale / 'en.json').write_text(json.dumps(catalog), encoding='utf-8')
-        catalog['rule.rule_decode'] = 'decode: ids back to text, in the throwaway language'  # a language:
-        (locale / 'xx.json').write_text(json.dumps(catalog), encoding='utf-8')  # a catalog of its own
+        # a language:
+        catalog['rule.rule_decode'] = 'decode: ids back to text, in the throwaway language'
+        # a catalog of its own
+        (locale / 'xx.json').write_text(json.dumps(catalog), encoding='utf-8')
         done = run(cls.root, '-m', 'lab.selfcheck', '--lang', 'xx')
         return done.returncode, done.stdout + done.stderr
 

@@ -25,10 +25,12 @@ from lab.kinds.texts import documents
 from lab.kinds.word import END
 from lab.plumbing.reading import MEMORY_PER_TEXT_BYTE
 from tests import gate
-from tests.project import LESSON_MODULE, MIXED, ROOT, TEXT, another_hash_seed, skip_unless_processes_start
+from tests.project import (LESSON_MODULE, MIXED, ROOT, TEXT, another_hash_seed,
+                           skip_unless_processes_start)
 from tests.test_fuzz import fuzz_texts
 
-BPE, merge = LESSON_MODULE.BPE, LESSON_MODULE.merge  # the lesson's own, which the library is held to
+# the lesson's own, which the library is held to
+BPE, merge = LESSON_MODULE.BPE, LESSON_MODULE.merge
 
 SHAPED = {'lesson': BPE, **KINDS}  # the learner's BPE is a kind like the others
 UNSEEN = 'Cat 안녕 😀 Zebra\t<x>\n\n'  # characters the training texts below mostly lack
@@ -57,7 +59,8 @@ def trained():
 class PublicNamesTest(unittest.TestCase):
     def test_the_package_names_what_it_offers_in_all_and_only_that(self):
         offered = {name for name, value in vars(kinds).items() if not name.startswith('_')
-                   and getattr(value, '__module__', None) and value.__module__.startswith('lab.kinds')
+                   and getattr(value, '__module__', None)
+                   and value.__module__.startswith('lab.kinds')
                    and (inspect.isfunction(value) or inspect.isclass(value))}
         self.assertEqual(set(kinds.__all__) - {'KINDS'}, offered)
 
@@ -80,7 +83,8 @@ class TokenizersNamesTest(unittest.TestCase):
     def test_token_to_id_and_id_to_token_are_the_strings_of_the_exported_file(self):
         for name, Kind in KINDS.items():
             with self.subTest(name):
-                tok = Kind.train(MIXED, 30, **({'special': ['<eos>']} if name in ('byte', 'special') else {}))
+                tok = Kind.train(MIXED, 30,
+                                 **({'special': ['<eos>']} if name in ('byte', 'special') else {}))
                 exported = to_hf(tok)
                 added = {token['content']: token['id'] for token in exported['added_tokens']}
                 strings = {**exported['model']['vocab'], **added}
@@ -106,7 +110,8 @@ class TokenizersNamesTest(unittest.TestCase):
                     tok.save(path)
                     self.assertEqual(Kind.from_file(path).state(), tok.state())
                     other = KINDS['word' if name == 'char' else 'char']
-                    with self.assertRaisesRegex(ValueError, f'a {name} tokenizer, not a {other.kind} one'):
+                    with self.assertRaisesRegex(ValueError,
+                                                f'a {name} tokenizer, not a {other.kind} one'):
                         other.from_file(path)
 
 
@@ -133,9 +138,12 @@ class ShapeTest(unittest.TestCase):
     def test_training_gives_the_same_tokenizer_whatever_the_hash_seed(self):
         # str hashes change from process to process; a set or dict order must never decide a tie
         gate.skip_unless_the_file_holds()  # the children import tokenizer.py whole
-        code = ('import json; from tests.test_kinds import trained; '  # marked: tokenizer.py may print too
-                'print("@@states", json.dumps([[name, tok.state()] for name, _, _, tok in trained()]))')
-        done = subprocess.run([sys.executable, '-c', code], cwd=ROOT, capture_output=True, text=True,
+        # marked: tokenizer.py may print too
+        code = ('import json; from tests.test_kinds import trained; '
+                'print("@@states", json.dumps([[name, tok.state()] for name, _, _, tok in '
+                'trained()]))')
+        done = subprocess.run([sys.executable, '-c', code], cwd=ROOT, capture_output=True,
+                              text=True,
                               env=dict(os.environ, PYTHONHASHSEED=another_hash_seed()), timeout=120)
         theirs = next(line.split('@@states ', 1)[1] for line in done.stdout.splitlines()
                       if '@@states ' in line)
@@ -165,25 +173,29 @@ class ShapeTest(unittest.TestCase):
                     Kind.train(MIXED, 5, vocab_size=base + 5)
 
     def test_a_list_of_documents_is_trained_with_no_merge_across_two(self):
-        docs = ['xyz', 'xyz', 'xyz', 'zx']  # joined, 'zx' would be the likeliest pair after 'xy' and 'yz'
+        # joined, 'zx' would be the likeliest pair after 'xy' and 'yz'
+        docs = ['xyz', 'xyz', 'xyz', 'zx']
         for name, Kind in KINDS.items():
             with self.subTest(name):
                 tok = Kind.train(docs, 20)
                 made = [tok.token_bytes(new) for _, new in tok.state()['merges']]
                 self.assertTrue(made)
-                self.assertFalse([token for token in made if b'zx' in token and token != b'zx'], made)
+                self.assertFalse([token for token in made if b'zx' in token and token != b'zx'],
+                                 made)
                 self.assertEqual([tok.decode(tok.encode(doc)) for doc in docs], docs)
                 self.assertEqual(Kind.train(docs[:1], 5).state(), Kind.train(docs[0], 5).state())
         with self.assertRaisesRegex(TypeError, 'a str or an iterable of str'):
             KINDS['char'].train(b'bytes', 5)
 
-    def test_documents_may_come_from_any_iterable_of_str_as_tokenizers_trains_from_an_iterator(self):
+    def test_documents_may_come_from_any_iterable_of_str_as_tokenizers_trains_from_one(self):
         docs = ['xyz', 'xyz', 'xyz', 'zx']
         for name, Kind in KINDS.items():
             with self.subTest(name):
-                self.assertEqual(Kind.train((doc for doc in docs), 20).state(), Kind.train(docs, 20).state())
+                self.assertEqual(Kind.train((doc for doc in docs), 20).state(),
+                                 Kind.train(docs, 20).state())
         for wrong in [[b'xyz'], {'text': 'xyz'}, 5]:
-            with self.subTest(wrong), self.assertRaisesRegex(TypeError, 'a str or an iterable of str'):
+            with self.subTest(wrong), self.assertRaisesRegex(TypeError,
+                                                             'a str or an iterable of str'):
                 KINDS['char'].train(wrong, 5)
 
     def test_json_lines_are_documents_a_line_a_string_or_an_objects_text(self):
@@ -192,8 +204,10 @@ class ShapeTest(unittest.TestCase):
                                                     'one JSON document a line'))
         for wrong, said in [('{"txt": "a"}\n', 'line 1 holds no text'),
                             ('"a"\nnope\n', 'line 2 is not JSON'),
-                            ('"a"\n' + '1' * 5000 + '\n', 'line 2 is not JSON .a number of 5,000 digits'),
-                            ('"a"\n' + '[' * 100_000 + '\n', 'line 2 is not JSON .nested too deeply')]:
+                            ('"a"\n' + '1' * 5000 + '\n',
+                             'line 2 is not JSON .a number of 5,000 digits'),
+                            ('"a"\n' + '[' * 100_000 + '\n',
+                             'line 2 is not JSON .nested too deeply')]:
             with self.subTest(wrong), self.assertRaisesRegex(ValueError, said):
                 documents(wrong, 'jsonl')
 
@@ -202,7 +216,8 @@ class ShapeTest(unittest.TestCase):
             with self.subTest(name):
                 tok = Kind.train(MIXED + '<eos>', 20)
                 plain = tok.encode('x<eos>')
-                self.assertEqual(tok.decode(plain), tok.decode(tok.encode('x<eos>', disallowed='plain')))
+                self.assertEqual(tok.decode(plain),
+                                 tok.decode(tok.encode('x<eos>', disallowed='plain')))
                 self.assertNotIn(tok.special_ids.get('<eos>'), plain)  # text, for every kind
                 self.assertEqual(tok.encode('x<eos>', allowed=None), plain)
                 with self.assertRaisesRegex(TypeError, 'encode takes a str, not bytes'):
@@ -285,7 +300,8 @@ class TextWithoutSpacesTest(unittest.TestCase):
                 finally:
                     tracemalloc.stop()
                 self.assertEqual(tok.decode(tok.encode(text)), text)
-                self.assertLess(peak / size, MEMORY_PER_TEXT_BYTE, f'{peak / size:.0f} bytes a byte')
+                self.assertLess(peak / size, MEMORY_PER_TEXT_BYTE,
+                                f'{peak / size:.0f} bytes a byte')
 
     def test_a_word_or_a_piece_of_a_whole_line_is_merged_within_the_line(self):
         text = without_spaces()
@@ -332,24 +348,29 @@ class FileTest(unittest.TestCase):
                 kinds.save(tok, self.path)
                 again = kinds.load(self.path)
                 self.assertEqual((type(again), again.state()), (Kind, tok.state()))
-                self.assertEqual(kinds.plain(again)(MIXED + UNSEEN), kinds.plain(tok)(MIXED + UNSEEN))
+                self.assertEqual(kinds.plain(again)(MIXED + UNSEEN),
+                                 kinds.plain(tok)(MIXED + UNSEEN))
 
     def test_the_char_kind_is_saved_as_the_lessons_tokenizer_json_and_others_name_their_kind(self):
         kinds.save(CharBPE.train(TEXT, 12), self.path)
-        self.assertEqual(json.loads(self.path.read_text(encoding='utf-8')), BPE.train(TEXT, 12).state())
+        self.assertEqual(json.loads(self.path.read_text(encoding='utf-8')),
+                         BPE.train(TEXT, 12).state())
         kinds.save(WordBPE.train(TEXT, 12), self.path)
         self.assertEqual(json.loads(self.path.read_text(encoding='utf-8'))['kind'], 'word')
 
     def test_a_byte_file_written_before_kinds_were_named_still_loads(self):
-        old = {'special': ['<pad>', '<unk>', '<bos>', '<eos>'], 'merges': ByteBPE.train(TEXT, 5).merges}
+        old = {'special': ['<pad>', '<unk>', '<bos>', '<eos>'],
+               'merges': ByteBPE.train(TEXT, 5).merges}
         self.path.write_text(json.dumps(old), encoding='utf-8')
         self.assertEqual(kinds.load(self.path).merges, old['merges'])
 
     def test_a_bad_file_is_one_line_naming_the_file_the_kind_and_the_problem(self):
         word = kinds.file_state(WordBPE.train(TEXT, 5))
         piece = kinds.file_state(PieceBPE.train(TEXT, 5, 'line'))
-        for data, said in [({**word, 'merges': [[[1, 2], 99]]}, 'tokenizer): the last merge makes id 99'),
-                           ({**word, 'pattern': 'gpt2'}, 'a word file has "pattern", which a word tokenizer'),
+        for data, said in [({**word, 'merges': [[[1, 2], 99]]},
+                            'tokenizer): the last merge makes id 99'),
+                           ({**word, 'pattern': 'gpt2'},
+                            'a word file has "pattern", which a word tokenizer'),
                            ({**piece, 'pattern': None}, 'pattern'),
                            ({key: value for key, value in piece.items() if key != 'pattern'},
                             'a piece file lacks "pattern": python3 -m lab.fast_bpe --kind piece'),
@@ -416,9 +437,10 @@ class NoTokenCrossesAPieceTest(unittest.TestCase):
         self.assertLessEqual(piece_ends, ends)
 
     def test_words_and_every_pattern(self):
-        tokenizers = [WordBPE.train(MIXED, 200)] + [PieceBPE.train(MIXED, 200, p) for p in PIECE_PATTERNS]
+        tokenizers = [WordBPE.train(MIXED, 200)] + [PieceBPE.train(MIXED, 200, p)
+                                                    for p in PIECE_PATTERNS]
         for tok in tokenizers:
-            for text in [MIXED, TEXT, '한국어 토크나이저는 12345 https://example.com/a?b=1 x_y+=2;']:
+            for text in [MIXED, TEXT, '한국어 토크나이저 12345 https://example.com/a?b=1 x_y+=2;']:
                 with self.subTest(tok.state().get('pattern', 'word'), text=text[:20]):
                     self.assert_pieces_kept(tok, text)
 
@@ -432,7 +454,8 @@ class WordTest(unittest.TestCase):
             self.assertNotIn(END, piece[:-len(END)] if piece.endswith(END) else piece)
 
     def test_every_space_is_the_marker_and_comes_back_even_where_the_text_spells_it(self):
-        for text in ['  lead\tand  double  spaces \n\nend</w> of text </w>  ', 'a</w> b</w> c</w>\n' * 20]:
+        for text in ['  lead\tand  double  spaces \n\nend</w> of text </w>  ',
+                     'a</w> b</w> c</w>\n' * 20]:
             tok = WordBPE.train(text * 3, 50)
             self.assertEqual(tok.decode(tok.encode(text)), text)
             self.assertEqual(tok.encode('  '), [1, 1])
@@ -463,7 +486,8 @@ class WordTest(unittest.TestCase):
     def test_an_unknown_whitespace_character_stays_a_word_of_its_own(self):
         tok = WordBPE.train('\ufffd a \ufffd b \ufffd c', 3)
         self.assertIn('\ufffd</w>', tok.vocab)  # a merge on the unknown id and the space
-        self.assertEqual(tok.encode('x\t y'), [0, 0, 1, 0])  # '\t' is no word's end: as in tokenizers
+        # '\t' is no word's end: as in tokenizers
+        self.assertEqual(tok.encode('x\t y'), [0, 0, 1, 0])
         self.assertEqual(tok.encode('x y'), [tok.vocab.index('\ufffd</w>'), 0])
 
     def test_a_merge_that_would_join_two_words_is_refused(self):
@@ -492,10 +516,12 @@ def recounted(text, count):
         best = max(pairs.values(), default=0)
         if best < 2:
             break
-        pair = min((p for p, n in pairs.items() if n == best), key=lambda p: (vocab[p[0]], vocab[p[1]], p))
+        pair = min((p for p, n in pairs.items() if n == best),
+                   key=lambda p: (vocab[p[0]], vocab[p[1]], p))
         vocab.append(vocab[pair[0]] + vocab[pair[1]])
         merges.append([list(pair), len(vocab) - 1])
-        freq = Counter({tuple(merge(list(word), pair, len(vocab) - 1)): n for word, n in freq.items()})
+        freq = Counter({tuple(merge(list(word), pair, len(vocab) - 1)): n for word,
+                        n in freq.items()})
     return {'vocab': vocab, 'merges': merges}
 
 
@@ -546,23 +572,29 @@ class PieceTest(unittest.TestCase):
                 mock.patch.object(patterns, '_CUT_SECONDS', 0.2), \
                 self.assertRaisesRegex(ValueError, 'backtracks without end'):
             PieceBPE.train('x' * 26 + 'z', 3, '(x+x+)+y')
-        self.assertEqual(PieceBPE.train('ab ab', 1, r'[a-z]+|\s').pieces('ab cd'), ['ab', ' ', 'cd'])
+        self.assertEqual(PieceBPE.train('ab ab', 1, r'[a-z]+|\s').pieces('ab cd'),
+                         ['ab', ' ', 'cd'])
 
     def test_what_tokenizers_reads_otherwise_than_python_is_refused_naming_it(self):
-        # \w and \d count letters, marks and digits otherwise (U+0301, U+09F4): other ids once exported
-        for pattern, named in [(r'\w+|\s', r'\w'), (r'[\d]+', r'\d'), (r'\bx', r'\b'), ('(?i)[a-z]+', '(?i)'),
+        # \w and \d count letters, marks and digits otherwise (U+0301, U+09F4): other ids once
+        # exported
+        for pattern, named in [(r'\w+|\s', r'\w'), (r'[\d]+', r'\d'), (r'\bx', r'\b'),
+                               ('(?i)[a-z]+', '(?i)'),
                                ('[a-z]+$', '$'), ('[[:alpha:]]+', '[:alpha:]'), (r'x\Z', r'\Z')]:
             with self.subTest(pattern):
                 said = patterns.pattern_problem(pattern)
                 self.assertIn(f'tokenizers reads {named} otherwise', said or '')
-        for pattern in [r' ?\p{L}+| ?\p{N}+|\s+', r'[$]+|x', r'\$\d'[:2] + 'x']:  # a $ in a class, escaped
+        # a $ in a class, escaped
+        for pattern in [r' ?\p{L}+| ?\p{N}+|\s+', r'[$]+|x', r'\$\d'[:2] + 'x']:
             self.assertIsNone(patterns.pattern_problem(pattern), pattern)
 
     def test_a_pattern_nested_deeply_is_refused_in_one_line(self):
         nested = 'gpt2'
-        for _ in range(100_000):  # what Python 3.13 reads from a file: no RecursionError from repr()
+        # what Python 3.13 reads from a file: no RecursionError from repr()
+        for _ in range(100_000):
             nested = [nested]
-        for make in [lambda: PieceBPE(['\ufffd', 'a'], [], nested), lambda: ByteBPE([], [], None, nested)]:
+        for make in [lambda: PieceBPE(['\ufffd', 'a'], [], nested),
+                     lambda: ByteBPE([], [], None, nested)]:
             with self.assertRaisesRegex(ValueError, 'a pattern is one of'):
                 make()
 
@@ -597,7 +629,8 @@ def recounted_in_pieces(text, count, pattern):
 class ByteTest(unittest.TestCase):
     def test_no_text_is_ever_unknown(self):
         tok = ByteBPE.train(TEXT, 40)
-        for text in [TEXT, UNSEEN, '\ufffd', '\x00\x7f', MIXED, ''.join(map(chr, range(0x1F600, 0x1F650)))]:
+        for text in [TEXT, UNSEEN, '\ufffd', '\x00\x7f', MIXED,
+                     ''.join(map(chr, range(0x1F600, 0x1F650)))]:
             self.assertEqual(tok.decode(tok.encode(text)), text)
 
     def test_id_contract_specials_then_bytes_then_merges(self):
@@ -626,7 +659,8 @@ class ByteTest(unittest.TestCase):
     def test_a_long_piece_is_replayed_to_the_ids_merging_pair_by_pair_gives(self):
         rng = random.Random(4)
         tok = ByteBPE.train(MIXED + 'a' * 300, 120)
-        for text in ['a' * 30_000, ''.join(rng.choice(MIXED.replace('\n', '')) for _ in range(20_000))]:
+        for text in ['a' * 30_000,
+                     ''.join(rng.choice(MIXED.replace('\n', '')) for _ in range(20_000))]:
             with self.subTest(text=text[:10]):
                 fresh = ByteBPE(**tok.state())
                 with mock.patch.object(byte, 'LONG_PIECE', 10**9):  # pair by pair
@@ -643,20 +677,25 @@ class ByteTest(unittest.TestCase):
         tok = ByteBPE(merges, {'<ab>': 0}, byte_ids)
         self.assertEqual(tok.vocab_size, 8)
         self.assertEqual(tok.encode('<ab>b'), [5, 6, 3])  # as text: never the special id
-        self.assertEqual(tok.encode('<ab>a', allowed='all'), [0, 2])  # cut out first, as tokenizers does
+        # cut out first, as tokenizers does
+        self.assertEqual(tok.encode('<ab>a', allowed='all'), [0, 2])
         with self.assertRaisesRegex(ValueError, 'which they do not spell'):
             ByteBPE([[[1, 1], 0]], {'<ab>': 0}, byte_ids)
 
     def test_a_newline_with_no_id_is_left_out_and_the_bytes_around_it_merge(self):
         byte_ids = [None] * 256
         byte_ids[ord('a')], byte_ids[ord('b')] = 0, 1
-        tok = ByteBPE([[[0, 1], 2]], {}, byte_ids)  # as tokenizers trains on lines, with no newline byte
-        self.assertEqual(tok.encode('a\nb'), [2])  # tokenizers: [2] (the newline skipped, then 'ab')
+        # as tokenizers trains on lines, with no newline byte
+        tok = ByteBPE([[[0, 1], 2]], {}, byte_ids)
+        # tokenizers: [2] (the newline skipped, then 'ab')
+        self.assertEqual(tok.encode('a\nb'), [2])
 
     def test_a_state_off_its_layout_is_refused(self):
         for state in [{'merges': [[[4, 5], 261]]}, {'merges': [[[4, 300], 260]]}, {'merges': 'x'},
-                      {'merges': [], 'special': ['<pad>', '<pad>']}, {'merges': [], 'byte_ids': [0] * 256},
-                      {'merges': [[[4, 5], 260], [[260, 4], 260]]}, {'merges': [], 'pattern': 'gpt5'}]:
+                      {'merges': [], 'special': ['<pad>', '<pad>']},
+                      {'merges': [], 'byte_ids': [0] * 256},
+                      {'merges': [[[4, 5], 260], [[260, 4], 260]]},
+                      {'merges': [], 'pattern': 'gpt5'}]:
             with self.subTest(state), self.assertRaises(ValueError):
                 ByteBPE(**state)
 
@@ -674,12 +713,14 @@ class ByteTest(unittest.TestCase):
     def test_a_text_with_a_lone_surrogate_is_refused_naming_where(self):
         # what Python makes of bytes that are not UTF-8 in a command's argument: no bytes to give it
         tok = ByteBPE.train(TEXT, 10, special=['<eos>'])
-        with self.assertRaisesRegex(ValueError, r'lone surrogate \(U\+DCED, character 7\): not UTF-8'):
+        with self.assertRaisesRegex(ValueError,
+                                    r'lone surrogate \(U\+DCED, character 7\): not UTF-8'):
             tok.encode('<eos>ab\udced\udca0\udc80c', allowed=['<eos>'])  # counted from the start
 
     def test_special_names_are_refused_for_what_is_wrong_with_them(self):
         for special, said in [(['<x\udcff>'], 'lone surrogate'),  # an argument not UTF-8: \xff
-                              (['<eos>', '<eos>'], 'different, non-empty strings'), ([''], 'non-empty')]:
+                              (['<eos>', '<eos>'], 'different, non-empty strings'),
+                              ([''], 'non-empty')]:
             with self.subTest(special), self.assertRaisesRegex(ValueError, said):
                 ByteBPE.train(TEXT, 10, special=special)
 
@@ -706,12 +747,14 @@ class SpecialTest(unittest.TestCase):
         self.tok = SpecialBPE.train(TEXT, 12)
 
     def test_special_ids_come_after_the_vocabulary(self):
-        self.assertEqual(sorted(self.tok.special_ids.values()), list(range(40, 40 + len(self.tok.special))))
+        self.assertEqual(sorted(self.tok.special_ids.values()),
+                         list(range(40, 40 + len(self.tok.special))))
 
     def test_a_special_string_in_text_is_text_unless_allowed(self):
         ids = self.tok.encode('hi<eos> there')
         self.assertNotIn(self.tok.special_ids['<eos>'], ids)
-        self.assertEqual(ids, self.tok.lesson.encode('hi<eos> there'))  # its characters, as the lesson's
+        # its characters, as the lesson's
+        self.assertEqual(ids, self.tok.lesson.encode('hi<eos> there'))
 
     def test_disallowed_refuse_refuses_it_naming_it_and_where(self):
         with self.assertRaisesRegex(ValueError, "'<eos>' at character 2"):

@@ -15,9 +15,11 @@ BPE = LESSON_MODULE.BPE  # the lesson's own, which the library is held to
 # The labs that take --tokenizer, with what each is given besides it; and the two whose idea
 # is the lesson's tokenizer alone.
 TOOLS = {'check': [], 'show': ['Q: 안녕 😀 <eos>'], 'compression': ['data/mixed.txt'],
-         'audit': ['data/mixed.txt', '--max-unk', '1'], 'prepare': ['data/mixed.txt', '--out', 'prepared'],
+         'audit': ['data/mixed.txt', '--max-unk', '1'],
+         'prepare': ['data/mixed.txt', '--out', 'prepared'],
          'export_hf': ['--out', 'hf.json', '--force'], 'special': ['hi<eos> there']}
-LESSON_ONLY = ['merge_order']  # and lab.unknown, perhaps typed by a learner: kinds.load_lesson is tested
+# and lab.unknown, perhaps typed by a learner: kinds.load_lesson is tested
+LESSON_ONLY = ['merge_order']
 
 
 def one_line(test, code, out, err):
@@ -38,7 +40,8 @@ class TrainAnyKindTest(unittest.TestCase):
         for kind in KINDS:
             with self.subTest(kind):
                 size = 290 if kind == 'byte' else 150  # the byte kind starts with 260
-                code, out, err = self.train('--kind', kind, '--vocab-size', str(size), out=f'{kind}.json')
+                code, out, err = self.train('--kind', kind, '--vocab-size', str(size),
+                                            out=f'{kind}.json')
                 self.assertEqual(code, 0, err)
                 self.assertEqual(kinds.load(self.root / f'{kind}.json').vocab_size, size)
 
@@ -46,21 +49,24 @@ class TrainAnyKindTest(unittest.TestCase):
         code, out, err = self.train('--kind', 'word', '--vocab-size', '5000')
         self.assertEqual(code, 0, err)
         made = kinds.load(self.root / 'k.json').vocab_size
-        self.assertIn(f'(asked for 5,000 ids; no pair occurs twice after {made - 106} merges, so this '
-                      f'text gives {made})', ' '.join(out.split()))  # wrapped at 80 columns
+        self.assertIn(
+            f'(asked for 5,000 ids; no pair occurs twice after {made - 106} merges, so this '
+            f'text gives {made})', ' '.join(out.split()))  # wrapped at 80 columns
 
     def test_a_vocab_size_below_the_base_is_one_line(self):
         one_line(self, *self.train('--kind', 'word', '--vocab-size', '50'))
 
     def test_a_long_special_name_is_cut_to_the_line_it_is_shown_in(self):
         name = '<' + 'x' * 500 + '>'
-        code, out, err = self.train('--kind', 'byte', '--merges', '5', '--special', name, out='long.json')
+        code, out, err = self.train('--kind', 'byte', '--merges', '5', '--special', name,
+                                    out='long.json')
         self.assertEqual(code, 0, err)
         self.assertEqual([line for line in out.splitlines() if terminal.width(line) > 80], [])
         self.assertIn(name, kinds.load(self.root / 'long.json').special_ids)  # kept whole
 
     def test_pattern_and_special_are_only_for_the_kinds_that_have_them(self):
-        for args in [['--kind', 'word', '--pattern', 'gpt2'], ['--kind', 'char', '--special', '<eos>']]:
+        for args in [['--kind', 'word', '--pattern', 'gpt2'],
+                     ['--kind', 'char', '--special', '<eos>']]:
             with self.subTest(args):
                 self.assertEqual(self.train(*args)[0], 2)
 
@@ -75,10 +81,12 @@ class TrainAnyKindTest(unittest.TestCase):
     def test_a_tokenizer_of_another_kind_is_replaced_only_with_force(self):
         self.assertEqual(self.train('--kind', 'word', '--merges', '5', out='other.json')[0], 0)
         code, out, err = self.train('--kind', 'piece', '--merges', '5', out='other.json')
-        self.assertEqual((code, messages(err)), (1, ['lab.fast_bpe: other.json exists and is not a piece '
+        self.assertEqual((code, messages(err)),
+                         (1, ['lab.fast_bpe: other.json exists and is not a piece '
                                                      'tokenizer: use --force to replace it']))
         self.assertEqual(kinds.load(self.root / 'other.json').kind, 'word')
-        self.assertEqual(self.train('--kind', 'piece', '--merges', '5', '--force', out='other.json')[0], 0)
+        self.assertEqual(self.train('--kind', 'piece', '--merges', '5', '--force',
+                                    out='other.json')[0], 0)
         self.assertEqual(kinds.load(self.root / 'other.json').kind, 'piece')
 
     def test_the_defaults_are_the_lessons(self):
@@ -86,7 +94,8 @@ class TrainAnyKindTest(unittest.TestCase):
         self.assertEqual(code, 0, err)
         saved = json.loads((self.root / 'default.json').read_text(encoding='utf-8'))
         self.assertEqual(saved, BPE.train(TEXT, 12).state())
-        self.assertTrue(out.startswith('vocab: 40 merges: 12\nroundtrip: OK [29, 13, 14, 1, 30]\n'), out)
+        self.assertTrue(out.startswith('vocab: 40 merges: 12\nroundtrip: OK [29, 13, 14, 1, 30]\n'),
+                        out)
 
 
 class EveryToolTakesEveryKindTest(unittest.TestCase):
@@ -100,13 +109,15 @@ class EveryToolTakesEveryKindTest(unittest.TestCase):
         for lab, args in TOOLS.items():
             for kind in KINDS:
                 with self.subTest(lab, kind=kind):
-                    code, out, err = run_inside(self.root, lab, *args, '--tokenizer', f'{kind}.json')
+                    code, out, err = run_inside(self.root, lab, *args, '--tokenizer',
+                                                f'{kind}.json')
                     if lab == 'special' and kind in ('word', 'piece'):  # no special tokens to show
                         one_line(self, code, out, err)
                         self.assertIn(f'is a {kind} tokenizer: no special tokens', err)
                         continue
                     self.assertEqual(code, 0, err)
-                    self.assertEqual([line for line in out.splitlines() if terminal.width(line) > 80], [])
+                    self.assertEqual([line for line in out.splitlines()
+                                      if terminal.width(line) > 80], [])
 
     def test_the_lessons_loader_refuses_another_kind_in_one_line(self):
         for kind in [kind for kind in KINDS if kind != 'char']:
@@ -149,7 +160,8 @@ class ReleaseRecordTest(unittest.TestCase):
 
     def test_a_tokenizer_that_no_longer_matches_fails_closed_in_one_line(self):
         kinds.save(ByteBPE.train(MIXED, 61, ['<eos>']), self.root / 'other.json')
-        spaced = json.dumps(kinds.file_state(self.tok), indent=1)  # the same tokenizer, written otherwise
+        # the same tokenizer, written otherwise
+        spaced = json.dumps(kinds.file_state(self.tok), indent=1)
         (self.root / 'spaced.json').write_text(spaced, encoding='utf-8')
         for name, differs in [('other.json', 'vocab_size'), ('spaced.json', 'tokenizer_sha256')]:
             with self.subTest(name):
@@ -160,8 +172,10 @@ class ReleaseRecordTest(unittest.TestCase):
     def test_a_record_differing_only_in_a_value_s_json_type_fails_naming_where(self):
         record = json.loads((self.root / 'r.json').read_text(encoding='utf-8'))
         for change, where in [(lambda r: r.update(vocab_size=float(r['vocab_size'])), 'vocab_size'),
-                              (lambda r: r['special_ids'].update({'<eos>': False}), 'special_ids["<eos>"] 0'),
-                              (lambda r: r['end_of_document'].update(id=0.0), 'end_of_document["id"] 0')]:
+                              (lambda r: r['special_ids'].update({'<eos>': False}),
+                               'special_ids["<eos>"] 0'),
+                              (lambda r: r['end_of_document'].update(id=0.0),
+                               'end_of_document["id"] 0')]:
             changed = json.loads(json.dumps(record))
             change(changed)  # equal in Python (0 == 0.0 == False), not as JSON writes it
             (self.root / 'changed.json').write_text(json.dumps(changed), encoding='utf-8')
@@ -178,7 +192,8 @@ class ReleaseRecordTest(unittest.TestCase):
 
     def test_no_record_is_written_when_a_gate_fails(self):
         kinds.save(CharBPE.train(TEXT, 12), self.root / 'char.json')
-        code, out, err = run_inside(self.root, 'audit', 'data/mixed.txt', '--tokenizer', 'char.json',
+        code, out, err = run_inside(self.root, 'audit', 'data/mixed.txt', '--tokenizer',
+                                    'char.json',
                                     '--out', 'failed.json')
         self.assertEqual(code, 1)
         self.assertIn('no record written', err)
@@ -188,7 +203,8 @@ class ReleaseRecordTest(unittest.TestCase):
         code, _, err = run_inside(self.root, 'audit', 'data/mixed.txt', '--tokenizer', 'b.json',
                                   '--out', 'piped.json', reader_gone=True)  # | head -1
         self.assertEqual((code, err), (141, ''))
-        self.assertEqual((self.root / 'piped.json').read_bytes(), (self.root / 'r.json').read_bytes())
+        self.assertEqual((self.root / 'piped.json').read_bytes(),
+                         (self.root / 'r.json').read_bytes())
 
     def test_byte_fallback_is_the_share_of_characters_split_across_tokens(self):
         tok = ByteBPE.train('ab ab\n', 1)  # 'ab' merged; '안' (3 bytes) never is
@@ -218,8 +234,10 @@ class NotNFCTest(unittest.TestCase):
                 code, out, err = run_inside(root, lab, 'nfd.txt', *args)
                 self.assertEqual(code, 0, err)
                 self.assertEqual(len(messages(err)), 1, err)
-                self.assertIn(': 149 characters are not in NFC: python3 -m lab.normalize nfd.txt\n', err)
-        self.assertIn('\u1112', kinds.load(root / 'w.json').vocab)  # the first jamo of 한, as it was
+                self.assertIn(': 149 characters are not in NFC: python3 -m lab.normalize nfd.txt\n',
+                              err)
+        # the first jamo of 한, as it was
+        self.assertIn('\u1112', kinds.load(root / 'w.json').vocab)
 
 
 if __name__ == '__main__':

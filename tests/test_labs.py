@@ -57,7 +57,8 @@ BPE = LESSON_MODULE.BPE  # the lesson's own, which the library is held to
 class MergeOrderTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        gate.learners(3)  # the lab shows the learner's merge and BPE: used once the tutor finds they hold
+        # the lab shows the learner's merge and BPE: used once the tutor finds they hold
+        gate.learners(3)
         cls.lab = importlib.import_module('lab.merge_order')
 
     def test_e_r_then_w_e_gives_er(self):
@@ -85,7 +86,8 @@ class NormalizeTest(unittest.TestCase):
         nfc, nfd, rows = normalize.side_by_side(normalize.SAMPLE)
         self.assertNotEqual(nfc, nfd)
         self.assertEqual(unicodedata.normalize('NFC', nfd), nfc)
-        (_, nfc_points, _, nfc_tokens, nfc_unknown), (_, nfd_points, _, nfd_tokens, nfd_unknown) = rows[1:]
+        (_, nfc_points, _, nfc_tokens, nfc_unknown), (_, nfd_points, _, nfd_tokens,
+                                                      nfd_unknown) = rows[1:]
         self.assertGreaterEqual(int(nfd_points), 2 * int(nfc_points) - len(nfc) // 2)
         self.assertEqual(nfc_unknown, '0')
         self.assertGreater(int(nfd_unknown), 0)
@@ -121,12 +123,14 @@ class CompressionTest(unittest.TestCase):
 
     def test_kinds_of_line(self):
         for line, kind in [('안녕하세요', 'Korean'), ('see https://x.org/a', 'URLs'),
-                           ('    return x', 'code'), ('def f(x):', 'code'), ('in 2024 we grew', 'numbers'),
+                           ('    return x', 'code'), ('def f(x):', 'code'),
+                           ('in 2024 we grew', 'numbers'),
                            ('a plain line; really', 'other')]:
             self.assertEqual(compression.kind_of(line), kind, line)
 
     def test_a_tokenizer_trained_on_english_spends_more_tokens_on_korean(self):
-        tok = kinds.CharBPE.train(compression.ENGLISH + compression.KOREAN.splitlines()[0] + '\n', 100)
+        tok = kinds.CharBPE.train(compression.ENGLISH + compression.KOREAN.splitlines()[0] + '\n',
+                                  100)
         encode = tok.encode
         english = compression.measure('English', tok, encode, compression.ENGLISH.splitlines())
         korean = compression.measure('Korean', tok, encode, compression.KOREAN.splitlines())
@@ -148,7 +152,8 @@ class ShowTest(unittest.TestCase):
 
     def test_no_line_is_wider_than_the_terminal_even_with_a_token_wider_than_it(self):
         long_token = kinds.CharBPE.train('abcdefghij' * 2 + '\n' + 'abcdefghij' * 2 + '\n', 60)
-        for tok, text in [(self.tok, 'Q: hi there, how are you? ' * 8), (long_token, 'abcdefghij' * 4)]:
+        for tok, text in [(self.tok, 'Q: hi there, how are you? ' * 8),
+                          (long_token, 'abcdefghij' * 4)]:
             for colour in (False, True):
                 for columns in (80, 30, 12):
                     with self.subTest(colour=colour, columns=columns):
@@ -175,11 +180,13 @@ class AuditTest(unittest.TestCase):
     def test_fingerprint_depends_on_the_tokenizer_not_on_the_file_layout(self):
         again = kinds.CharBPE(**json.loads(json.dumps(self.tok.state(), indent=4)))
         self.assertEqual(kinds.fingerprint(again), kinds.fingerprint(self.tok))
-        self.assertNotEqual(kinds.fingerprint(kinds.CharBPE.train(TEXT, 11)), kinds.fingerprint(self.tok))
+        self.assertNotEqual(kinds.fingerprint(kinds.CharBPE.train(TEXT, 11)),
+                            kinds.fingerprint(self.tok))
 
     def test_default_data_passes(self):
         report = audit.audit(self.tok, TEXT)
-        self.assertEqual((report['failures'], report['offsets_bad'], report['unknown_rate']), ([], 0, 0))
+        self.assertEqual((report['failures'], report['offsets_bad'], report['unknown_rate']),
+                         ([], 0, 0))
 
     def test_unknown_characters_are_counted_not_failed(self):
         report = audit.audit(self.tok, 'Cat\nhi\n')
@@ -188,7 +195,8 @@ class AuditTest(unittest.TestCase):
         self.assertAlmostEqual(report['unknown_rate'], 1 / 5)
 
     def test_a_broken_tokenizer_fails_round_trip_and_offsets(self):
-        self.tok.vocab[28] = ':-'  # changed after the checks of the constructor: ': ' now decodes wrong
+        # changed after the checks of the constructor: ': ' now decodes wrong
+        self.tok.vocab[28] = ':-'
         report = audit.audit(self.tok, 'a: hi\n')
         self.assertEqual(report['failures'], [(1, 2)])
         self.assertEqual(report['offsets_bad'], 1)
@@ -257,7 +265,8 @@ class PrepareTest(unittest.TestCase):
         self.assertEqual(done.returncode, 0, done.stderr)
         self.assertIn('documents: 3 (one JSON document a line), trained apart', done.stdout)
         self.assertIn('roundtrip: OK', done.stdout)  # of the documents, not of the JSON around them
-        done = inside(root, 'prepare', 'docs.jsonl', '--documents', 'jsonl', '--tokenizer', 'j.json',
+        done = inside(root, 'prepare', 'docs.jsonl', '--documents', 'jsonl', '--tokenizer',
+                      'j.json',
                       '--out', 'bins', '--block-size', '2')
         self.assertEqual(done.returncode, 0, done.stderr)
         self.assertIn('documents   3 (one JSON document a line)', done.stdout)
@@ -277,20 +286,25 @@ class PrepareTest(unittest.TestCase):
             made = prepare.prepare(tok, TEXT, Path(out), block_size=8, jobs=1, val_share=0.2)
             last = [i for doc in docs[made['train_docs']:] for i in tok.encode(doc + '\n')]
             self.assertEqual(made['val'].tolist(), last)
-            shuffled = prepare.prepare(tok, TEXT, Path(out), block_size=8, jobs=1, val_share=0.2, seed=5)
+            shuffled = prepare.prepare(tok, TEXT, Path(out), block_size=8, jobs=1, val_share=0.2,
+                                       seed=5)
             self.assertNotEqual(shuffled['val'].tolist(), last)
-            again = prepare.prepare(tok, TEXT, Path(out), block_size=8, jobs=1, val_share=0.2, seed=5)
-            self.assertEqual(again['val'].tolist(), shuffled['val'].tolist())  # the same seed, the same split
+            again = prepare.prepare(tok, TEXT, Path(out), block_size=8, jobs=1, val_share=0.2,
+                                    seed=5)
+            # the same seed, the same split
+            self.assertEqual(again['val'].tolist(), shuffled['val'].tolist())
 
     def test_documents_in_both_train_and_val_are_counted_in_a_line(self):
         text = 'same\nother a\nsame\nb b b\nsame\nc c\nsame\n'
         tok = kinds.CharBPE.train(text, 3)
         with tempfile.TemporaryDirectory() as out:
-            made = prepare.prepare(tok, text, Path(out), block_size=2, jobs=1, how='lines', val_share=0.3)
+            made = prepare.prepare(tok, text, Path(out), block_size=2, jobs=1, how='lines',
+                                   val_share=0.3)
             self.assertEqual(made['in_both'], 2)  # 'same' twice among val's three: seen in train
             lines = prepare.report(tok, made, ([[0, 0]], [[0, 0]], True, types.SimpleNamespace(
                 batch_size=1, block_size=2, seed=1)))
-            self.assertIn("in both     2 of val's 3 documents are the text of one in train (67%)", lines)
+            self.assertIn("in both     2 of val's 3 documents are the text of one in train (67%)",
+                          lines)
 
     def test_prepare_writes_bins_that_read_back_as_the_encoded_documents(self):
         tok = kinds.CharBPE.train(TEXT, 12)
@@ -306,12 +320,14 @@ class PrepareTest(unittest.TestCase):
         docs, _ = prepare.documents(MIXED)
         with tempfile.TemporaryDirectory() as out:
             prepare.prepare(tok, MIXED, Path(out), block_size=8, jobs=1)
-            ids = array('H')  # as the course reads them: numpy.memmap(path, dtype='<u2') gives the same
+            # as the course reads them: numpy.memmap(path, dtype='<u2') gives the same
+            ids = array('H')
             for name in ['train.bin', 'val.bin']:
                 ids.frombytes((Path(out) / name).read_bytes())
             meta = json.loads((Path(out) / 'meta.json').read_text(encoding='utf-8'))
         self.assertEqual(ids.tolist(), [i for doc in docs for i in tok.encode(doc) + [0]])
-        self.assertEqual((meta['dtype'], meta['end_of_document']), ('uint16', {'token': '<eos>', 'id': 0}))
+        self.assertEqual((meta['dtype'], meta['end_of_document']),
+                         ('uint16', {'token': '<eos>', 'id': 0}))
 
     def test_from_65536_ids_the_bins_hold_uint32_and_meta_json_says_so(self):
         lesson = BPE.train(TEXT, 12)
@@ -332,7 +348,8 @@ class PrepareTest(unittest.TestCase):
         tok = ByteBPE.train(MIXED, 40, special=['<eos>'])
         line = MIXED.splitlines()[5]  # one document, of one line
         with tempfile.TemporaryDirectory() as out:
-            made = prepare.prepare(tok, line + '\n', Path(out) / 'new' / 'folder', block_size=8, jobs=1)
+            made = prepare.prepare(tok, line + '\n', Path(out) / 'new' / 'folder', block_size=8,
+                                   jobs=1)
         ids = tok.encode(line) + [0]
         self.assertEqual((made['train'].tolist(), made['val'].tolist(), made['train_docs']),
                          (ids[:round(len(ids) * 0.95)], ids[round(len(ids) * 0.95):], None))
@@ -353,9 +370,11 @@ class PrepareTest(unittest.TestCase):
         root = trained(copy_project(self))
         code, out, err = run_inside(root, 'prepare', '--lang', 'ko')
         self.assertEqual(code, 0, err)
-        _, _, refused = run_inside(root, 'prepare', '--lang', 'ko', '--block-size', '256', '--force')
+        _, _, refused = run_inside(root, 'prepare', '--lang', 'ko', '--block-size', '256',
+                                   '--force')
         self.assertEqual(english_sentences(out + refused), [])
-        self.assertEqual([line for line in (out + refused).splitlines() if terminal.width(line) > 80], [])
+        self.assertEqual([line for line in (out + refused).splitlines()
+                          if terminal.width(line) > 80], [])
         self.assertIn('메타', out.replace('meta.json', '메타'))  # the files keep their names
         self.assertRegex(refused, r'^lab\.prepare: .*학습 토큰')
 
@@ -382,12 +401,14 @@ class PrepareTest(unittest.TestCase):
 
     def test_characters_without_an_id_are_counted_in_a_line(self):
         root = trained(copy_project(self))  # the lesson's tokenizer: no Korean, no digits
-        (root / 'blank.txt').write_text(MIXED + '\n \t\n\n', encoding='utf-8')  # blank lines: not written
+        # blank lines: not written
+        (root / 'blank.txt').write_text(MIXED + '\n \t\n\n', encoding='utf-8')
         done = inside(root, 'prepare', 'blank.txt', '--out', 'mixed')
         unknown = sum(1 for ch in MIXED if ch != '\n' and ch not in TEXT)
         self.assertEqual(done.returncode, 0, done.stderr)
-        self.assertIn(f'unknown     {unknown:,} characters have no id of their own: lab.audit lists them',
-                      done.stdout)
+        self.assertIn(
+            f'unknown     {unknown:,} characters have no id of their own: lab.audit lists them',
+            done.stdout)
         self.assertNotIn('unknown', inside(root, 'prepare', '--out', 'lesson').stdout)
 
     def test_a_folder_where_a_bin_goes_asks_for_another_out_folder(self):
@@ -395,7 +416,8 @@ class PrepareTest(unittest.TestCase):
         (root / 'prepared' / 'val.bin').mkdir(parents=True)
         done = inside(root, 'prepare', '--out', 'prepared')
         self.assertEqual(done.returncode, 1)
-        self.assertEqual(messages(done.stderr), ['lab.prepare: prepared/val.bin is a folder: move it away or '
+        self.assertEqual(messages(done.stderr),
+                         ['lab.prepare: prepared/val.bin is a folder: move it away or '
                                                  'give --out another folder'])
 
     def test_text_shorter_than_a_window_is_a_clear_error(self):
@@ -444,7 +466,8 @@ class BatchesTest(unittest.TestCase):
     def test_a_marker_that_is_empty_or_holds_a_line_end_is_refused(self):
         for marker in ['', 'A:\n', '\rA']:
             with self.subTest(marker=marker):
-                code, _, err = run_inside(self.out.parent, 'batches', self.out.name, '--marker', marker)
+                code, _, err = run_inside(self.out.parent, 'batches', self.out.name, '--marker',
+                                          marker)
                 self.assertEqual(code, 2, err)
                 self.assertIn("give the text that starts an answer's line", ' '.join(messages(err)))
 
@@ -461,7 +484,8 @@ class BatchesTest(unittest.TestCase):
         inside = [False] * len(text)
         for start in [text.index('A: ') + 3, text.rindex('A: ') + 3]:
             end = text.index('\n', start)
-            inside[start:end + 1] = [True] * (end + 1 - start)  # the newline that ends it is the answer's
+            # the newline that ends it is the answer's
+            inside[start:end + 1] = [True] * (end + 1 - start)
         want = [int(inside[n + 1]) for n in range(len(ids) - 1)]  # a char kind: one character an id
         self.assertEqual(batches.answer_mask(tok, ids, 0, len(ids) - 1), want)
         start = text.index('es')  # a window that starts inside an answer knows it
@@ -471,15 +495,18 @@ class BatchesTest(unittest.TestCase):
         tok = ByteBPE.train(TEXT, 140, special=['<eos>'], pattern='space', rules='tokenizers')
         ids = tok.encode('Q: do you eat\nA: yes\n')
         pieces = [tok.token_bytes(i) for i in ids]
-        self.assertIn(b' eat\nA:', pieces)  # the case: a line end and the marker's start in one token
-        # ' yes' holds the marker's last space: the question's side; the line end after it, the answer's
+        # the case: a line end and the marker's start in one token
+        self.assertIn(b' eat\nA:', pieces)
+        # ' yes' holds the marker's last space: the question's side; the line end after it, the
+        # answer's
         self.assertEqual(batches.answer_mask(tok, ids, 0, len(ids) - 1), [0, 0, 0, 0, 1])
 
     def test_the_mask_ends_an_answer_at_eos(self):
         ids = self.tok.encode('A: yes') + [self.tok.special_ids['<eos>']] + self.tok.encode('Q: ')
         mask = batches.answer_mask(self.tok, ids, 0, len(ids) - 1)
         self.assertEqual(mask[-1], 0)  # after <eos>: the next document's question
-        self.assertEqual(mask[-len(self.tok.encode('Q: ')) - 1], 1)  # <eos> itself is what ends the answer
+        # <eos> itself is what ends the answer
+        self.assertEqual(mask[-len(self.tok.encode('Q: ')) - 1], 1)
 
     @unittest.skipIf(importlib.util.find_spec('numpy') is None, 'needs numpy (pip install numpy)')
     def test_as_numpy_the_batch_is_two_arrays_of_batch_by_block(self):
@@ -491,7 +518,8 @@ class BatchesTest(unittest.TestCase):
         other = self.out.parent / 'other.json'
         self.addCleanup(other.unlink)
         kinds.save(kinds.CharBPE.train(TEXT, 3), other)
-        code, _, err = run_inside(self.out.parent, 'batches', self.out.name, '--tokenizer', other.name)
+        code, _, err = run_inside(self.out.parent, 'batches', self.out.name, '--tokenizer',
+                                  other.name)
         self.assertEqual(code, 1)
         self.assertIn('made with another tokenizer', err)
 
@@ -499,13 +527,16 @@ class BatchesTest(unittest.TestCase):
         saved = self.out.parent / 'tok.json'
         self.addCleanup(saved.unlink)
         kinds.save(self.tok, saved)
-        code, out, err = run_inside(self.out.parent, 'batches', self.out.name, '--tokenizer', saved.name,
+        code, out, err = run_inside(self.out.parent, 'batches', self.out.name, '--tokenizer',
+                                    saved.name,
                                     '--lang', 'ko')
-        _, _, refused = run_inside(self.out.parent, 'batches', self.out.name, '--tokenizer', saved.name,
+        _, _, refused = run_inside(self.out.parent, 'batches', self.out.name, '--tokenizer',
+                                   saved.name,
                                    '--lang', 'ko', '--split', 'val', '--block-size', '10000')
         self.assertEqual(code, 0, err)
         self.assertEqual(english_sentences(out + refused), [])
-        self.assertEqual([line for line in (out + refused).splitlines() if terminal.width(line) > 80], [])
+        self.assertEqual([line for line in (out + refused).splitlines()
+                          if terminal.width(line) > 80], [])
         self.assertIn('y는 x보다 한 칸 뒤에서 시작합니다', out)
         self.assertRegex(refused, r'^lab\.batches: val\.bin: 토큰 ')
 
@@ -513,7 +544,8 @@ class BatchesTest(unittest.TestCase):
         saved = self.out.parent / 'tok.json'
         self.addCleanup(saved.unlink)
         kinds.save(self.tok, saved)
-        code, out, err = run_inside(self.out.parent, 'batches', self.out.name, '--tokenizer', saved.name)
+        code, out, err = run_inside(self.out.parent, 'batches', self.out.name, '--tokenizer',
+                                    saved.name)
         self.assertEqual(code, 0, err)
         rows = out.split('mask\n')[1].split('\n\n')[0].splitlines()
         self.assertEqual(len(rows), 8)  # the default block size
@@ -569,7 +601,8 @@ class LimitsTest(unittest.TestCase):
 
 class CompressionRatioTest(unittest.TestCase):
     def test_no_token_is_a_dash_and_a_huge_ratio_a_figure(self):
-        self.assertEqual([compression.ratio(*pair) for pair in [(0, 0), (836, 795), (9_000_000, 1)]],
+        self.assertEqual([compression.ratio(*pair)
+                          for pair in [(0, 0), (836, 795), (9_000_000, 1)]],
                          ['-', '1.05', '9M'])
 
 
@@ -601,14 +634,16 @@ class NotALabTest(unittest.TestCase):
 class DiesWithParentTest(unittest.TestCase):
     @unittest.skipUnless(sys.platform.startswith('linux'), "asks Linux to end it with its parent")
     def test_a_labs_child_ends_when_the_lab_is_killed(self):
-        grandchild = ('from lab.plumbing import processes; import time; processes.die_with_parent(); '
-                      "print('ready', flush=True); time.sleep(60)")
+        grandchild = (
+            'from lab.plumbing import processes; import time; processes.die_with_parent(); '
+            "print('ready', flush=True); time.sleep(60)")
         middle = ('import os, subprocess, sys, time\n'
                   f'child = subprocess.Popen([sys.executable, "-c", {grandchild!r}],\n'
                   '    stdout=subprocess.PIPE, start_new_session=True,\n'
                   '    env={**os.environ, "XSLM_PARENT": str(os.getpid())})\n'
                   'child.stdout.readline()\nprint(child.pid, flush=True)\ntime.sleep(60)\n')
-        lab = subprocess.Popen([sys.executable, '-c', middle], cwd=ROOT, stdout=subprocess.PIPE, text=True)
+        lab = subprocess.Popen([sys.executable, '-c', middle], cwd=ROOT, stdout=subprocess.PIPE,
+                               text=True)
         pid = int(lab.stdout.readline())
         lab.kill()  # as the kernel kills a lab that takes too much memory: no clean-up of its own
         lab.wait()
@@ -628,8 +663,10 @@ class SpeedTest(unittest.TestCase):
         gate.learners(5)  # lab.speed imports the learner's BPE for its lesson row
         root = copy_project(self, parts=['settings.json'])
         (root / 'mid.txt').write_text('abcd efgh\n' * 11_000, encoding='utf-8')
-        # each figure's child runs in this process (tests.project.labs_children_here): next, a real one
-        code, out, err = run_inside(root, 'speed', 'mid.txt', '--merges', '5', '--lesson-merges', '1')
+        # each figure's child runs in this process (tests.project.labs_children_here): next, a real
+        # one
+        code, out, err = run_inside(root, 'speed', 'mid.txt', '--merges', '5', '--lesson-merges',
+                                    '1')
         self.assertEqual(code, 0, err[-500:])
         row = next(line for line in out.splitlines() if line.startswith('mid.txt'))
         self.assertEqual(row.split()[1:3], ['110,000', '5'])
@@ -637,8 +674,9 @@ class SpeedTest(unittest.TestCase):
     def test_a_childs_figures_are_found_among_the_megabytes_a_tokenizer_py_prints(self):
         root = copy_project(self, parts=['lab', 'tokenizer.py', 'settings.json'])
         tokenizer = root / 'tokenizer.py'  # the lesson's row imports it, in the child
-        tokenizer.write_text("print('debug ' * 2**20, end='')\n" + tokenizer.read_text(encoding='utf-8-sig'),
-                             encoding='utf-8')
+        tokenizer.write_text(
+            "print('debug ' * 2**20, end='')\n" + tokenizer.read_text(encoding='utf-8-sig'),
+            encoding='utf-8')
         (root / 'mid.txt').write_text('abcd efgh\n' * 11_000, encoding='utf-8')
         gate.learners(5)
         from lab import speed
@@ -651,7 +689,7 @@ class SpeedTest(unittest.TestCase):
 
 
 class SpeedWithoutProcessesTest(unittest.TestCase):
-    def test_where_no_process_can_start_the_figures_are_of_one_process_unless_jobs_asked_for_more(self):
+    def test_without_processes_the_figures_are_of_one_process_unless_jobs_asked_for_more(self):
         gate.learners(5)  # lab.speed imports the learner's BPE for its lesson row
         from lab import speed
         from lab.fast.encoding import NoProcesses
@@ -659,9 +697,11 @@ class SpeedWithoutProcessesTest(unittest.TestCase):
 
         def no_shm(tok, text, jobs=None):  # as in a container without /dev/shm
             if jobs and jobs > 1:
-                raise NoProcesses('cannot start 2 processes to encode with (No such file or directory)')
+                raise NoProcesses(
+                    'cannot start 2 processes to encode with (No such file or directory)')
             return one(tok, text, jobs)
-        with mock.patch.object(speed.fast, 'encode', no_shm), mock.patch.object(speed, 'cores', lambda: 2):
+        with mock.patch.object(speed.fast, 'encode', no_shm), \
+                mock.patch.object(speed, 'cores', lambda: 2):
             figures = speed.measure_ours(ROOT / 'data' / 'mixed.txt', 50, 1, None)
             self.assertNotIn('parallel', figures)
             self.assertIn('cannot start 2 processes', figures['no_parallel'])
@@ -674,14 +714,16 @@ class SpeedChildTest(unittest.TestCase):
         gate.learners(5)  # lab.speed imports the learner's BPE for its lesson row
         from lab import speed
         err = ('lab.speed: your code raised TypeError: BPE() takes no arguments\n'
-               'lab.speed: hint: BPE has no __init__, but it has __int__: a typing slip? def\n  __init__\n'
+               'lab.speed: hint: BPE has no __init__, but it has __int__: a typing slip? '
+               'def\n  __init__\n'
                f'lab.speed: {errors.SELFCHECK}\n')
         with mock.patch.object(processes, 'run_bounded', return_value=(1, '', err)), \
                 self.assertRaises(cli.Said) as said:
             speed.in_fresh_python('--child', 'read', 'x.txt', 1)
         hint = 'hint: BPE has no __init__, but it has __int__: a typing slip? def __init__'
         self.assertEqual(said.exception.lines,
-                         ['your code raised TypeError: BPE() takes no arguments', hint, errors.SELFCHECK])
+                         ['your code raised TypeError: BPE() takes no arguments', hint,
+                          errors.SELFCHECK])
 
 
 @unittest.skipUnless(os.name == 'posix', 'runs sh, as any program')
@@ -690,7 +732,8 @@ class BoundedChildTest(unittest.TestCase):
     What it bounds is any program: here the shell's, which start no Python."""
 
     def test_a_child_that_prints_without_end_is_kept_to_its_last_bytes(self):
-        prints = "head -c 31457280 /dev/zero | tr '\\0' x; echo; echo @@last"  # 30 MB, then the last line
+        # 30 MB, then the last line
+        prints = "head -c 31457280 /dev/zero | tr '\\0' x; echo; echo @@last"
         code, out, err = processes.run_bounded(['sh', '-c', prints], ROOT, 60, kept=1000)
         self.assertEqual((code, len(out), out.split()[-1]), (0, 1000, '@@last'))
 
@@ -799,7 +842,8 @@ class CompareTest(unittest.TestCase):
     def test_holdout_is_a_share_and_a_file_typed_after_it_is_told_to_go_first(self):
         self.assertEqual(cli.share('0.25'), 0.25)
         for wrong in ['0', '1', '2', 'nan', 'inf', 'x']:
-            with self.subTest(wrong), self.assertRaisesRegex(argparse.ArgumentTypeError, 'not a share'):
+            with self.subTest(wrong), self.assertRaisesRegex(argparse.ArgumentTypeError,
+                                                             'not a share'):
                 cli.share(wrong)
         with self.assertRaisesRegex(argparse.ArgumentTypeError, r'FILE goes before --holdout'):
             cli.share(str(ROOT / 'data' / 'mixed.txt'))
@@ -812,11 +856,13 @@ class CompareTest(unittest.TestCase):
         self.assertIn('(the last 1 of its 2 lines)', ' '.join(done.stdout.split()))  # not '99 %'
 
     def test_the_command_shows_a_row_and_a_cut_line_a_kind_within_80_columns(self):
-        done = inside(copy_project(self), 'compare', 'data/mixed.txt', '--merges', '60', '--holdout')
+        done = inside(copy_project(self), 'compare', 'data/mixed.txt', '--merges', '60',
+                      '--holdout')
         self.assertEqual(done.returncode, 0, done.stderr)
         lines = done.stdout.splitlines()
         for name in KINDS:
-            self.assertEqual(sum(line.split()[:1] == [name] for line in lines), 2, (name, done.stdout))
+            self.assertEqual(sum(line.split()[:1] == [name] for line in lines), 2,
+                             (name, done.stdout))
         self.assertLessEqual(max(map(terminal.width, lines)), 80)
         self.assertIn('held out', done.stdout)
 

@@ -30,7 +30,8 @@ ODD = {
 def random_texts(alphabet, count, seed, longest=80):
     """Seeded random texts drawn from alphabet: the same texts on every run."""
     rng = random.Random(seed)
-    return [''.join(rng.choice(alphabet) for _ in range(rng.randint(0, longest))) for _ in range(count)]
+    return [''.join(rng.choice(alphabet) for _ in range(rng.randint(0, longest)))
+            for _ in range(count)]
 
 
 class EncodeDecodeTest(unittest.TestCase):
@@ -87,7 +88,8 @@ class StateTest(unittest.TestCase):
     def test_same_result_in_a_fresh_interpreter_with_another_hash_seed(self):
         here = json.dumps(BPE.train(TEXT + 'xyzzy plugh 42', 40).state())
         code = ('import json; from tokenizer import BPE; '  # marked: tokenizer.py may print too
-                't = BPE.train(open("data/train.txt", encoding="utf-8").read() + "xyzzy plugh 42", 40); '
+                't = BPE.train(open("data/train.txt", encoding="utf-8").read() + "xyzzy '
+                'plugh 42", 40); '
                 'print("@@state", json.dumps(t.state()))')
         done = run(copy_project(self), '-c', code, env={'PYTHONHASHSEED': another_hash_seed()})
         self.assertEqual(done.returncode, 0, done.stderr)

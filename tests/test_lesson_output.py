@@ -66,14 +66,16 @@ class LessonOutputTest(unittest.TestCase):
 
     def assert_prints(self, done, name):
         """The lesson's lines are among what it prints, whole and in order: a learner's tokenizer.py
-        may print more (the project's own prints exactly them: ../shared's check and test_beyond_lesson)."""
+        may print more (the project's own prints exactly them: ../shared's check and
+        test_beyond_lesson)."""
         self.assertEqual(done.returncode, 0, done.stderr)
         self.assertTrue(has_lines(done.stdout, LESSON[name].splitlines()), done.stdout)
         self.assertEqual(done.stderr, '')
 
     def test_tokenizer_py_prints_the_lesson_figures_and_saves(self):
         root = copy_project(self)
-        on_korean = tokenizer_inside(root, env={'LANG': 'ko_KR.UTF-8'})  # the lesson's lines on any locale
+        # the lesson's lines on any locale
+        on_korean = tokenizer_inside(root, env={'LANG': 'ko_KR.UTF-8'})
         self.assert_prints(on_korean, 'tokenizer.py')
         saved = (root / 'data' / 'tokenizer.json').read_text(encoding='utf-8')
         self.assertEqual(json.loads(saved), BPE.train(TEXT, 12).state())
@@ -83,7 +85,8 @@ class LessonOutputTest(unittest.TestCase):
     def test_each_lab_prints_the_lesson_figures(self):
         root = copy_project(self)
         tokenizer_inside(root)
-        korean = {'LANG': 'ko_KR.UTF-8', 'LC_ALL': ''}  # the lesson's lines are the lesson's on any locale
+        # the lesson's lines are the lesson's on any locale
+        korean = {'LANG': 'ko_KR.UTF-8', 'LC_ALL': ''}
         for name in ['bpe_trace', 'unknown', 'token_count']:
             with self.subTest(name):
                 self.assert_prints(inside(root, name, env=korean), f'lab.{name}')

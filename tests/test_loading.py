@@ -1,4 +1,5 @@
-"""Loading fails closed: the labs' loader refuses a damaged tokenizer.json with one clear message."""
+"""Loading fails closed: the labs' loader refuses a damaged tokenizer.json
+with one clear message."""
 import copy
 import json
 import random
@@ -53,10 +54,12 @@ class ProblemTest(unittest.TestCase):
         self.assert_problem(damaged(lambda s: s['vocab'].__setitem__(6, s['vocab'][5])), 'distinct')
 
     def test_the_unknown_character_is_id_0_alone(self):
-        self.assert_problem({'vocab': ['\ufffd', 'a', 'b', '\ufffd'], 'merges': []}, '"\\ufffd" again')
+        self.assert_problem({'vocab': ['\ufffd', 'a', 'b', '\ufffd'], 'merges': []},
+                            '"\\ufffd" again')
 
     def test_a_merge_is_two_ids_and_a_new_id_all_integers(self):
-        for bad in [[[[1], 2], 28], [[1, 2]], [[1, 2], 28, 0], [[1], 28], [[1, 2, 3], 28], [[1.0, 2], 28],
+        for bad in [[[[1], 2], 28], [[1, 2]], [[1, 2], 28, 0], [[1], 28], [[1, 2, 3], 28],
+                    [[1.0, 2], 28],
                     [[1, True], 28], [['1', 2], 28], [1, 2, 28], [[1, 2], None], '[[1, 2], 28]']:
             with self.subTest(bad=bad):
                 state = damaged(lambda s, bad=bad: s['merges'].__setitem__(0, bad))
@@ -67,10 +70,12 @@ class ProblemTest(unittest.TestCase):
         self.assert_problem(broken, 'merges[12] is [[[1], 2], 40]')
 
     def test_merges_that_do_not_end_at_the_last_id_of_vocab(self):
-        self.assert_problem(damaged(lambda s: s['merges'].append([[1, 2], 41])), 'the last merge makes id 41')
+        self.assert_problem(damaged(lambda s: s['merges'].append([[1, 2], 41])),
+                            'the last merge makes id 41')
 
     def test_new_ids_are_consecutive_up_to_the_end_of_vocab(self):
-        self.assert_problem(damaged(lambda s: s['merges'][3].__setitem__(1, 40)), 'the next id is 31')
+        self.assert_problem(damaged(lambda s: s['merges'][3].__setitem__(1, 40)),
+                            'the next id is 31')
 
     def test_a_merge_joins_only_ids_that_exist_before_it(self):
         for a, b in [(-1, 2), (2, 28), (99, 2)]:
@@ -81,7 +86,8 @@ class ProblemTest(unittest.TestCase):
         self.assert_problem(damaged(lambda s: s['vocab'].__setitem__(30, 'A:')), "makes 'A: '")
 
     def test_a_piece_holding_a_lone_surrogate(self):
-        self.assert_problem(damaged(lambda s: s['vocab'].__setitem__(5, '\ud800')), 'lone surrogate')
+        self.assert_problem(damaged(lambda s: s['vocab'].__setitem__(5, '\ud800')),
+                            'lone surrogate')
 
     def test_a_pair_is_merged_once(self):  # merged, the pair is gone: training cannot meet it again
         state = {'vocab': ['\ufffd', 'a', 'b', 'ab', 'ab'], 'merges': [[[1, 2], 3], [[1, 2], 4]]}
@@ -126,7 +132,8 @@ class DamagedFileTest(unittest.TestCase):
 
     def test_a_folder_in_its_place_is_to_be_moved_before_training_again(self):
         self.path.mkdir()
-        with self.assertRaisesRegex(ValueError, 'is a folder, not a file: move it away, then python3'):
+        with self.assertRaisesRegex(ValueError,
+                                    'is a folder, not a file: move it away, then python3'):
             load(self.path)
 
     def test_missing_file_says_to_run_tokenizer_py(self):
@@ -156,7 +163,8 @@ class DamagedFileTest(unittest.TestCase):
         m = rng.randrange(len(merges))
         (a, b), new = merges[m]
         kind = rng.choice(['drop a key', 'swap two vocab entries', 'swap two new ids',
-                           'change the pair of a merge', 'change a merged piece', 'wrong type in a merge',
+                           'change the pair of a merge', 'change a merged piece',
+                           'wrong type in a merge',
                            'wrong type for vocab or merges', 'drop a merge', 'drop a vocab entry'])
         if kind == 'drop a key':
             del state[rng.choice(['vocab', 'merges'])]
@@ -167,7 +175,8 @@ class DamagedFileTest(unittest.TestCase):
             other = rng.choice([k for k in range(len(merges)) if k != m])
             merges[m][1], merges[other][1] = merges[other][1], merges[m][1]
         elif kind == 'change the pair of a merge':
-            merges[m][0][0] = rng.choice([i for i in range(new) if vocab[i] + vocab[b] != vocab[new]])
+            merges[m][0][0] = rng.choice([i for i in range(new)
+                                          if vocab[i] + vocab[b] != vocab[new]])
         elif kind == 'change a merged piece':
             vocab[new] += rng.choice(['x', '\n', ' '])
         elif kind == 'wrong type in a merge':
@@ -192,11 +201,13 @@ class CheckLabTest(unittest.TestCase):
 
     def test_a_token_of_a_megabyte_is_quoted_clipped_in_the_one_line_that_refuses_it(self):
         root = copy_project(self)
-        state = {'vocab': ['\ufffd', 'a', 'b', 'c' * 2**20], 'merges': [[[1, 2], 3]]}  # 3 should be 'ab'
+        # 3 should be 'ab'
+        state = {'vocab': ['\ufffd', 'a', 'b', 'c' * 2**20], 'merges': [[[1, 2], 3]]}
         (root / 'data' / 'tokenizer.json').write_text(json.dumps(state), encoding='utf-8')
         done = inside(root, 'check')
         self.assertEqual(done.returncode, 1)
-        self.assertLessEqual(len(done.stderr.splitlines()), 3, done.stderr[:300])  # the problem, the tutor
+        # the problem, the tutor
+        self.assertLessEqual(len(done.stderr.splitlines()), 3, done.stderr[:300])
         self.assertRegex(done.stderr, r"vocab\[3\] is\s+'c{20,40}\.\.\.,")
         self.assertLess(len(done.stderr), 400)
 
@@ -208,25 +219,29 @@ class CheckLabTest(unittest.TestCase):
         vocab, merges = good['vocab'], good['merges']
         damaged = {'no vocab': {'merges': merges}, 'empty': {'vocab': [], 'merges': []},
                    'unknown not first': {'vocab': vocab[1:], 'merges': merges},
-                   'a merge of another shape': {'vocab': vocab, 'merges': [[[0, 'a'], 28]] + merges[1:]},
+                   'a merge of another shape': {'vocab': vocab,
+                                                'merges': [[[0, 'a'], 28]] + merges[1:]},
                    'the last id': {'vocab': vocab, 'merges': merges[:-1] + [[merges[-1][0], 99]]},
-                   'characters out of order': {'vocab': [vocab[0], *vocab[2:28], vocab[1], *vocab[28:]],
-                                               'merges': merges},
+                   'characters out of order': {
+                       'vocab': [vocab[0], *vocab[2:28], vocab[1], *vocab[28:]], 'merges': merges},
                    'a merge of its own': {'vocab': vocab[:-1] + ['zz'], 'merges': merges},
-                   'a merge twice': {'vocab': vocab + [vocab[28]], 'merges': merges + [[merges[0][0], 40]]},
+                   'a merge twice': {'vocab': vocab + [vocab[28]],
+                                     'merges': merges + [[merges[0][0], 40]]},
                    'another kind': {'kind': 'weird', **good}, 'a tokenizers file': {'model': {}},
                    'a key of no kind': {'kind': 'char', 'extra': 1, **good},
                    'a comma too many': '{"vocab": [1,]}', 'a key twice': '{"vocab": 1, "vocab": 2}',
                    'nested too deeply': '[' * 100_000, 'NaN': '{"vocab": NaN}'}
         for name, data in damaged.items():
             with self.subTest(name):
-                written = data if isinstance(data, str) else json.dumps(data)  # a str: the file as typed
+                # a str: the file as typed
+                written = data if isinstance(data, str) else json.dumps(data)
                 (root / 'copy.json').write_text(written, encoding='utf-8')
                 done = inside(root, 'check', '--tokenizer', 'copy.json', '--lang', 'ko')
                 self.assertEqual(done.returncode, 1, done.stdout)
                 self.assertRegex(done.stderr, '[가-힣]')
                 self.assertEqual(english_sentences(done.stderr), [])
-                self.assertEqual([line for line in done.stderr.splitlines() if width(line) > 80], [])
+                self.assertEqual([line for line in done.stderr.splitlines() if width(line) > 80],
+                                 [])
 
     def test_every_value_a_file_gives_is_quoted_clipped_in_the_line_that_refuses_it(self):
         huge = 'x' * 2**16  # far longer than a line; as a regular expression it compiles in 0.1 s

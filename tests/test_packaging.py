@@ -39,7 +39,8 @@ def setuptools_new_enough():
 # for the repository, not for someone who unpacks the archive
 NOT_SHIPPED = ('.ci/', '.gitignore')
 # (test_lesson_encode needs nothing of the archive that these do not)
-LESSON_RULE_TESTS = ['tests.test_lesson_merge', 'tests.test_lesson_train', 'tests.test_lesson_output']
+LESSON_RULE_TESTS = ['tests.test_lesson_merge', 'tests.test_lesson_train',
+                     'tests.test_lesson_output']
 
 
 @functools.lru_cache(maxsize=None)
@@ -91,7 +92,8 @@ def built():
     return build_and_run(tracked_files())
 
 
-@unittest.skipUnless(setuptools_new_enough(), 'needs setuptools 77 or newer (pip install -U setuptools)')
+@unittest.skipUnless(setuptools_new_enough(),
+                     'needs setuptools 77 or newer (pip install -U setuptools)')
 class SourceDistributionTest(unittest.TestCase):
     def setUp(self):
         if tracked_files() is None:
@@ -119,11 +121,13 @@ class RepositoryTest(unittest.TestCase):
         if tracked_files() is None:
             self.skipTest('needs a git checkout')
         readme = (ROOT / 'README.md').read_text(encoding='utf-8')
-        written = set(re.findall(r'(?:--out|--make-corpus|--tokenizer) (data/[\w./-]+|[\w-]+\.txt)', readme))
+        written = set(re.findall(r'(?:--out|--make-corpus|--tokenizer) (data/[\w./-]+|[\w-]+\.txt)',
+                                 readme))
         written -= {'data/train.txt', 'data/mixed.txt'}  # what the commands read, not write
         self.assertIn('data/gpt.json', written)  # the README's commands, read: not an empty list
         # a folder (--out data/gpt, for its bins) as a file in it: git ignores a folder by its files
-        paths = sorted(path if '.' in path.rsplit('/', 1)[-1] else f'{path}/train.bin' for path in written)
+        paths = sorted(path if '.' in path.rsplit('/', 1)[-1] else f'{path}/train.bin'
+                       for path in written)
         listed = subprocess.run(['git', 'check-ignore', '--no-index', *paths], cwd=ROOT,
                                 capture_output=True, text=True)
         self.assertEqual(sorted(listed.stdout.split()), paths)

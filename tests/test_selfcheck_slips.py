@@ -18,7 +18,8 @@ from tests.project import LESSON_FILES, copy_project, run_inside, use_lesson_fil
 
 LESSON = (LESSON_FILES / 'tokenizer.py').read_text(encoding='utf-8')
 OPERATORS = {'<': ['<=', '>'], '<=': ['<'], '==': ['!='], '+': ['-'], '+=': ['-=']}
-NAMES = ['ids', 'pair', 'new_id', 'vocab', 'text', 'result', 'i', 'count', 'merges', 'chars', 'merge']
+NAMES = ['ids', 'pair', 'new_id', 'vocab', 'text', 'result', 'i', 'count', 'merges', 'chars',
+         'merge']
 
 
 def single_token_changes(source, seed, count):
@@ -47,9 +48,11 @@ def single_token_changes(source, seed, count):
 
 
 CHANGES = single_token_changes(LESSON, 31, 30)
-# (the change to the lesson's file, a piece of the line the first FAILED must name, words it must hold)
+# (the change to the lesson's file, a piece of the line the first FAILED must name, words it must
+# hold)
 SLIPS = [
-    ('i:i + 2]', 'i:i + 1]', 'i:i + 1]', 'i + 2'),  # not the list-with-tuple hint: the slice is one wide
+    # not the list-with-tuple hint: the slice is one wide
+    ('i:i + 2]', 'i:i + 1]', 'i:i + 1]', 'i + 2'),
     ('result.append(new_id)', 'result.append(pair)', 'append(pair)', 'new_id'),
     ('zip(ids, ids[1:])', 'zip(ids, ids[:1])', 'ids[:1]', 'zip(ids, ids[1:])'),
     ('            ids = merge(ids, pair, new_id)\n        return ids',
@@ -97,7 +100,8 @@ def line_of(text, piece):
 
 
 def check_all():
-    sources = [source for _, source in CHANGES] + [typed(old, new) for old, new, *_ in SLIPS + TYPED_KEYS]
+    sources = [source for _, source in CHANGES] + [typed(old, new) for old, new,
+                                                   *_ in SLIPS + TYPED_KEYS]
     readable = [check.readable_part(source) for source in sources]
     texts, broken = [text for text, _ in readable], [broken for _, broken in readable]
     # where each slip is found is the question: the hash seed's child is tests/test_selfcheck.py's
@@ -135,7 +139,8 @@ class LocateTest(unittest.TestCase):
             caught += 1
             missing = [int(f['line']) for key, f in said if key == 'slip_missing']
             imports = any(key == 'hint' and f['text'] == 'hint.missing_import' for key, f in said)
-            located += named_line(said) == line or bool(missing) and missing[0] in (line - 1, line) or imports
+            located += named_line(said) == line or imports or \
+                bool(missing) and missing[0] in (line - 1, line)
         self.assertGreater(caught, 25)
         self.assertGreaterEqual(located / caught, 0.95)
 
@@ -150,7 +155,8 @@ class LocateTest(unittest.TestCase):
 
     def test_a_look_the_slip_makes_wrong_is_left_out(self):
         found = checked()[len(CHANGES)]  # the one-wide slice: merge changed nothing
-        self.assertNotIn('look.merge_list_tuple', {f.get('where') for _, f in first_failed(found)[1]})
+        self.assertNotIn('look.merge_list_tuple',
+                         {f.get('where') for _, f in first_failed(found)[1]})
 
     def test_names_of_ones_own_and_other_spacing_are_no_differences(self):
         mine = LESSON.replace('result', 'out').replace('ids[i:i + 2]', 'ids[i : i+2]')
@@ -174,7 +180,8 @@ class KeyboardTest(unittest.TestCase):
         for (old, new, key, line, column, ascii_), found in zip(TYPED_KEYS, answers):
             with self.subTest(new):
                 hints = [fields for k, fields in first_failed(found)[1] if k == 'hint']
-                self.assertEqual([(h['text'], h['line'], h['column'], h['ascii']) for h in hints[:1]],
+                self.assertEqual([(h['text'], h['line'], h['column'], h['ascii'])
+                                  for h in hints[:1]],
                                  [(key, line, column, ascii_)])
 
     def test_a_hangul_letter_is_said_as_typed_not_in_nfkc_form(self):
@@ -190,7 +197,8 @@ class LabsTest(unittest.TestCase):
         cls.root = copy_project(cls, parts=['settings.json', 'data/train.txt', 'lab'])
         (cls.root / 'tokenizer.py').write_text(LESSON, encoding='utf-8')
         for name in ['bpe_trace', 'unknown', 'token_count']:
-            (cls.root / 'lab' / f'{name}.py').write_bytes((LESSON_FILES / 'lab' / f'{name}.py').read_bytes())
+            typed = (LESSON_FILES / 'lab' / f'{name}.py').read_bytes()
+            (cls.root / 'lab' / f'{name}.py').write_bytes(typed)
 
     @classmethod
     def typed_with_slips(cls):
@@ -199,7 +207,8 @@ class LabsTest(unittest.TestCase):
         folder = cls.root / 'lab'
         kept = {name: (folder / f'{name}.py').read_text(encoding='utf-8')
                 for name in ['token_count', 'bpe_trace']}
-        (folder / 'token_count.py').write_text(kept['token_count'].replace('48]', '28]'), encoding='utf-8')
+        (folder / 'token_count.py').write_text(kept['token_count'].replace('48]', '28]'),
+                                               encoding='utf-8')
         (folder / 'bpe_trace.py').write_text(kept['bpe_trace'].replace('for (a, b), new_id',
                                                                      'for a, b, new_id'),
                                            encoding='utf-8')
@@ -213,11 +222,12 @@ class LabsTest(unittest.TestCase):
 
     @classmethod
     def answers(cls):
-        """The tutor's answers for the lesson's file with its labs as typed, then with the slips: one
-        child for both, once (no lab's rule depends on the hash seed: no second child)."""
+        """The tutor's answers for the lesson's file with its labs as typed, then with the slips:
+        one child for both, once (no lab's rule depends on the hash seed: no second child)."""
         if not hasattr(cls, 'both'):
             found = [labs.find(cls.root), cls.typed_with_slips()]
-            cls.both = check.check_many([LESSON, LESSON], check.lesson(), typed_labs=found, hash_seed=False)
+            cls.both = check.check_many([LESSON, LESSON], check.lesson(), typed_labs=found,
+                                        hash_seed=False)
         return cls.both
 
     @classmethod
@@ -233,7 +243,8 @@ class LabsTest(unittest.TestCase):
         self.assertEqual(state, 'failed')
         fields = dict(said)
         self.assertEqual((fields['lab_line']['got'], fields['lab_lesson']['want']),
-                         (repr('merges 28 vocab 56 tokens 178'), repr('merges 48 vocab 76 tokens 138')))
+                         (repr('merges 28 vocab 56 tokens 178'),
+                          repr('merges 48 vocab 76 tokens 138')))
         self.assertEqual(fields['slip_line']['file'], 'lab/token_count.py')
 
     def test_an_error_in_a_lab_is_explained_in_the_lab(self):
@@ -274,7 +285,8 @@ class LocaleTest(unittest.TestCase):
 
     def test_run_from_the_lab_folder_it_says_where_to_run_it(self):
         root = copy_project(self, parts=['lab'])
-        done = subprocess.run([sys.executable, '-m', 'selfcheck'], cwd=root / 'lab', capture_output=True,
+        done = subprocess.run([sys.executable, '-m', 'selfcheck'], cwd=root / 'lab',
+                              capture_output=True,
                               text=True, env={**os.environ, 'PYTHONPATH': ''}, timeout=60)
         self.assertEqual((done.returncode, done.stdout), (1, ''))
         self.assertIn('python3 -m lab.selfcheck', done.stderr)

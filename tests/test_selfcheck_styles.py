@@ -18,13 +18,16 @@ STYLES = {path.name: path.read_text(encoding='utf-8')
           for path in sorted((Path(__file__).parent / 'styles').glob('*.py'))}
 EACH = 8  # changes a style: 24 in all, one batch of the tutor's
 CHANGES = [(name, line, changed, changed.count('\n') < source.count('\n'))
-           for name, source in STYLES.items() for line, changed in single_token_changes(source, 31, EACH)]
+           for name, source in STYLES.items() for line,
+           changed in single_token_changes(source, 31, EACH)]
 
 
 @functools.lru_cache(maxsize=None)
 def checked():
-    """(the answers for each style as it is, the answers for each change): once, when first asked."""
-    readable = [check.readable_part(source) for source in [*STYLES.values(), *(c[2] for c in CHANGES)]]
+    """(the answers for each style as it is, the answers for each change):
+    once, when first asked."""
+    readable = [check.readable_part(source)
+                for source in [*STYLES.values(), *(c[2] for c in CHANGES)]]
     answers = check.check_many([text for text, _ in readable], check.lesson(),
                                [broken for _, broken in readable], seconds=0.2, hash_seed=False)
     return answers[:len(STYLES)], answers[len(STYLES):]
@@ -42,7 +45,8 @@ class StylesTest(unittest.TestCase):
     def test_each_style_passes_every_rule_as_it_is(self):
         for name, answers in zip(STYLES, checked()[0]):
             with self.subTest(name):
-                self.assertEqual([rule for rule, (state, _) in answers.items() if state != 'passed'], [])
+                self.assertEqual([rule for rule,
+                                  (state, _) in answers.items() if state != 'passed'], [])
 
     def test_a_generated_slip_in_a_style_of_ones_own_is_located_at_its_line(self):
         caught, missed = 0, []

@@ -40,13 +40,15 @@ TYPED = {
     'merges = [] dedented': line_changed(27, lambda line: line[4:]),
     'decode typed as pass': LESSON.replace(DECODE, '        pass'),
     'decode typed as ...': LESSON.replace(DECODE, '        ...'),
-    'encode pasted with prompts': ''.join(('>>> ' if n == 42 else '... ') + line if 42 <= n <= 46 else line
+    'encode pasted with prompts': ''.join(('>>> ' if n == 42 else '... ') + line if 42 <= n <= 46
+                                          else line
                                           for n, line in enumerate(LINES, 1)),
     'line numbers pasted': ''.join(f'{n} {line}' for n, line in enumerate(LINES, 1)),
     'output pasted': LESSON + 'vocab: 100 merges: 72\nroundtrip: OK [1, 2]\n',
     'a BOM inside': line_changed(27, lambda line: line[:8] + '\ufeff' + line[8:]),
     'two slips': LESSON.replace('            i += 2', '            i += 1')
-                       .replace('vocab[pair[0]] + vocab[pair[1]]', 'vocab[pair[0]] + vocab[pair[0]]'),
+                       .replace('vocab[pair[0]] + vocab[pair[1]]',
+                                'vocab[pair[0]] + vocab[pair[0]]'),
     'the second of two slips': LESSON.replace('vocab[pair[0]] + vocab[pair[1]]',
                                               'vocab[pair[0]] + vocab[pair[0]]'),
     "'/n' in a statement of two lines": LESSON.replace("if '\\n' not in", "if '/n' not in"),
@@ -64,10 +66,12 @@ checked = functools.lru_cache(maxsize=None)(check_all)  # once, when first asked
 
 
 def first_said(case):
-    """(the rule, its state, the lines it says) of the first rule not passed, in the report's order."""
+    """(the rule, its state, the lines it says) of the first rule not passed,
+    in the report's order."""
     answers = checked()[case]
     order = [check.SYNTAX, *rules.PART_OF]
-    name = min((name for name, (state, _) in answers.items() if state in ('failed', 'todo')), key=order.index)
+    name = min((name for name, (state, _) in answers.items() if state in ('failed', 'todo')),
+               key=order.index)
     return name, answers[name][0], answers[name][1] or []
 
 
@@ -79,7 +83,9 @@ def hint(case):
 class WrongPlaceTest(unittest.TestCase):
     def test_a_method_typed_inside_another_is_named_with_how_far_to_move_it(self):
         said = hint('encode inside train')
-        self.assertEqual(said, {'text': 'hint.def_inside', 'name': 'encode', 'line': '42', 'inside': 'train',
+        self.assertEqual(said,
+                         {'text': 'hint.def_inside', 'name': 'encode', 'line': '42',
+                          'inside': 'train',
                                 'spaces': '4', 'part': '4'})
         self.assertEqual(hint('state inside decode')['inside'], 'decode')
 
@@ -91,7 +97,8 @@ class WrongPlaceTest(unittest.TestCase):
         self.assertEqual(typed[int(said['line']) - 1], '    def state(self):')
 
     def test_a_line_indented_less_than_its_neighbours_is_named_not_the_line_after_it(self):
-        self.assertEqual(hint('merges = [] dedented'), {'text': 'hint.dedented', 'line': '27', 'spaces': '4'})
+        self.assertEqual(hint('merges = [] dedented'),
+                         {'text': 'hint.dedented', 'line': '27', 'spaces': '4'})
 
 
 class NotTypedYetTest(unittest.TestCase):
@@ -105,13 +112,15 @@ class NotTypedYetTest(unittest.TestCase):
     def test_a_rule_of_a_typed_part_is_never_todo(self):
         for case, answers in checked().items():
             with self.subTest(case):
-                todo = {rules.PART_OF.get(name) for name, (state, _) in answers.items() if state == 'todo'}
+                todo = {rules.PART_OF.get(name) for name,
+                        (state, _) in answers.items() if state == 'todo'}
                 self.assertLessEqual(todo, {5} if 'decode typed' in case else set())
 
 
 class PastedTest(unittest.TestCase):
     def test_prompts_pasted_with_the_code_are_named_by_their_lines(self):
-        self.assertEqual(hint('encode pasted with prompts'), {'text': 'hint.pasted_prompt', 'lines': '42-46'})
+        self.assertEqual(hint('encode pasted with prompts'),
+                         {'text': 'hint.pasted_prompt', 'lines': '42-46'})
 
     def test_line_numbers_of_a_web_page_are_named_by_their_lines(self):
         self.assertEqual(hint('line numbers pasted'),
@@ -119,7 +128,8 @@ class PastedTest(unittest.TestCase):
 
     def test_what_the_terminal_printed_is_named_as_lines_to_delete(self):
         self.assertEqual(hint('output pasted'),
-                         {'text': 'hint.pasted_output', 'lines': f'{len(LINES) + 1}-{len(LINES) + 2}'})
+                         {'text': 'hint.pasted_output',
+                          'lines': f'{len(LINES) + 1}-{len(LINES) + 2}'})
 
     def test_a_bom_inside_the_file_is_to_be_deleted_not_replaced(self):
         said = hint('a BOM inside')
@@ -153,7 +163,8 @@ class FilesAroundTest(unittest.TestCase):
         self.root = Path(tmp.name)
         (self.root / 'lab').mkdir()
         (self.root / 'data').mkdir()
-        (self.root / 'data' / 'tokenizer.json').write_text('{}', encoding='utf-8')  # no tokenizer.py
+        # no tokenizer.py
+        (self.root / 'data' / 'tokenizer.json').write_text('{}', encoding='utf-8')
         here = os.getcwd()
         os.chdir(self.root)
         self.addCleanup(os.chdir, here)
@@ -170,12 +181,14 @@ class FilesAroundTest(unittest.TestCase):
             'command': 'mv tokenizer.py.txt tokenizer.py'}])
 
     def test_tokenizer_py_saved_in_lab_is_named_with_the_mv_that_fixes_it(self):
-        self.assertEqual(self.misplaced('lab/tokenizer.py')[1]['command'], 'mv lab/tokenizer.py tokenizer.py')
+        self.assertEqual(self.misplaced('lab/tokenizer.py')[1]['command'],
+                         'mv lab/tokenizer.py tokenizer.py')
 
     def test_no_tokenizer_py_anywhere_is_said_as_missing(self):
         with self.assertRaises(check.Unreadable) as said:
             check.read('tokenizer.py')
-        self.assertEqual(said.exception.args[0][0], 'file_missing')  # data/tokenizer.json is no tokenizer.py
+        # data/tokenizer.json is no tokenizer.py
+        self.assertEqual(said.exception.args[0][0], 'file_missing')
 
     def test_settings_json_that_is_not_json_is_named_with_its_line_and_column(self):
         (self.root / 'settings.json').write_text('{\n  "merges": 12,\n}\n', encoding='utf-8')
@@ -186,7 +199,8 @@ class FilesAroundTest(unittest.TestCase):
         for written in ['{"merges": "12"}', '{"merge": 12}', '[12]', '{"merges": -1}']:
             with self.subTest(written):
                 (self.root / 'settings.json').write_text(written, encoding='utf-8')
-                self.assertEqual(check.settings_said(self.root / 'settings.json'), ['settings_merges', {}])
+                self.assertEqual(check.settings_said(self.root / 'settings.json'),
+                                 ['settings_merges', {}])
         (self.root / 'settings.json').write_text('{"merges": 12}', encoding='utf-8')
         self.assertIsNone(check.settings_said(self.root / 'settings.json'))
 

@@ -57,7 +57,8 @@ def lab_args(name):
 def on_a_terminal(root, name, *args):
     """(exit status, what it wrote to stderr) of python3 -m lab.NAME with stderr a terminal."""
     leader, follower = os.openpty()
-    done = subprocess.run([sys.executable, '-m', f'lab.{name}', *args], cwd=root, stdout=subprocess.PIPE,
+    done = subprocess.run([sys.executable, '-m', f'lab.{name}', *args], cwd=root,
+                          stdout=subprocess.PIPE,
                           stderr=follower, timeout=60, env={**os.environ, **ENGLISH})
     os.close(follower)
     seen = os.read(leader, 65536)
@@ -73,7 +74,8 @@ def for_every_lab(work, labs=LABS):
 
 class EveryLabTest(unittest.TestCase):
     labs = [name for name in LABS if name not in LESSON_LABS]
-    at_exit = ['show']  # run in a process of its own: one lab stands for the rest (cli.run is theirs)
+    # run in a process of its own: one lab stands for the rest (cli.run is theirs)
+    at_exit = ['show']
 
     @classmethod
     def setUpClass(cls):
@@ -89,14 +91,16 @@ class EveryLabTest(unittest.TestCase):
                 self.assertIn(f'usage: python3 -m lab.{name}', out)
                 self.assertNotIn(str(ROOT), out)  # defaults as typed, not absolute paths
                 self.assertIn('Try next', out)
-                self.assertLessEqual(max(map(terminal.width, out.splitlines())), 80)  # Hangul is 2 wide
+                # Hangul is 2 wide
+                self.assertLessEqual(max(map(terminal.width, out.splitlines())), 80)
 
     def test_each_lab_takes_the_shared_arguments_listed_for_it_and_no_others(self):
         for name in self.labs:
             code, out, err = run_inside(self.root, name, '--help')
             usage = out[:out.index('\n\n')]  # the usage lines name every argument
             for argument, labs in TAKES.items():
-                listed = name in labs or (name, argument) == ('selfcheck', 'FILE')  # the file it checks
+                # the file it checks
+                listed = name in labs or (name, argument) == ('selfcheck', 'FILE')
                 with self.subTest(name, argument=argument):
                     self.assertEqual(argument in usage, listed, usage)
 
@@ -111,8 +115,10 @@ class EveryLabTest(unittest.TestCase):
                 self.assertIn('이 도움말을 보여 주고 끝냅니다', out)
                 about = out.split('\n\n')[1]  # what the lab shows: its first paragraph, in Korean
                 self.assertTrue(measures.HANGUL.search(about), about)
-                self.assertEqual([line for line in out.splitlines() if terminal.width(line) > 80], [])
-                self.assertIn('usage: ', run_inside(self.root, name, '--help', '--lang', 'en', env=korean)[1])
+                self.assertEqual([line for line in out.splitlines() if terminal.width(line) > 80],
+                                 [])
+                self.assertIn('usage: ',
+                              run_inside(self.root, name, '--help', '--lang', 'en', env=korean)[1])
                 code, _, err = run_inside(self.root, name, '--lang', 'ko', '--no-such-option')
                 self.assertEqual(code, 2)
                 self.assertIn('알 수 없는 인자입니다: --no-such-option', err)
@@ -145,7 +151,8 @@ class EveryLabTest(unittest.TestCase):
             for extra in ([], ['data/mixed.txt']) if name in READS_TEXT else ([],):
                 with self.subTest(name, file=extra):
                     code, out, err = run_inside(self.root, name, *SLOW.get(name, []), *extra)
-                    self.assertIn(code, (0, 1), err)  # 1: audit and normalize fail their gates on mixed.txt
+                    # 1: audit and normalize fail their gates on mixed.txt
+                    self.assertIn(code, (0, 1), err)
                     self.assertTrue(out)
                     wide = [line for line in (out + err).splitlines() if terminal.width(line) > 80]
                     self.assertEqual(wide, [])
@@ -158,14 +165,17 @@ class EveryLabTest(unittest.TestCase):
 
         def huge(tok, encode, lines):
             return {'lines': 9_876_543_210, 'chars': 9_876_543_210, 'tokens': 1_234_567_890,
-                    'per_line': [123_456, 9_876_543], 'bytes': 29_876_543_210, 'unknown': Counter(a=3)}
+                    'per_line': [123_456, 9_876_543], 'bytes': 29_876_543_210,
+                    'unknown': Counter(a=3)}
         out = io.StringIO()
         with mock.patch.object(lessons, 'count_lines', huge), contextlib.redirect_stdout(out):
-            compression.report(tok, [('a name long enough to be cut.txt', 'Q: a\nA: b\ndef f():\n')])
+            compression.report(tok,
+                               [('a name long enough to be cut.txt', 'Q: a\nA: b\ndef f():\n')])
         self.assertIn('9.88G', out.getvalue())
         self.assertIn('  8.00  ', out.getvalue())  # chars per token, from the same figures
         self.assertIn('M, G: millions, billions', out.getvalue())
-        self.assertEqual([line for line in out.getvalue().splitlines() if terminal.width(line) > 80], [])
+        self.assertEqual([line for line in out.getvalue().splitlines()
+                          if terminal.width(line) > 80], [])
 
     def test_a_reader_that_stops_early_gets_no_traceback(self):
         for name in self.labs:
@@ -179,7 +189,8 @@ class EveryLabTest(unittest.TestCase):
         def closed_pipe(name):
             read, write = os.pipe()
             os.close(read)  # the reader is gone before the lab writes a byte
-            process = subprocess.Popen([sys.executable, *lab_args(name)], cwd=self.root, stdout=write,
+            process = subprocess.Popen([sys.executable, *lab_args(name)], cwd=self.root,
+                                       stdout=write,
                                        stderr=subprocess.PIPE)
             os.close(write)
             err = process.communicate(timeout=60)[1].decode('utf-8', 'replace')
@@ -191,7 +202,8 @@ class EveryLabTest(unittest.TestCase):
 
     def test_every_error_a_lab_says_in_one_line_fits_80_columns(self):
         # a missing tokenizer, a missing file, a number that is not one: as a learner types them
-        cases = [(name, ['--tokenizer', 'nope.json']) for name in self.labs if name in TAKES['--tokenizer']]
+        cases = [(name, ['--tokenizer', 'nope.json']) for name in self.labs
+                 if name in TAKES['--tokenizer']]
         cases += [(name, ['nope.txt']) for name in self.labs if name in READS_TEXT]
         numbers = ['--merges', '--vocab-size', '--block-size', '--jobs', '--seed']
         cases += [(name, [option, 'abc']) for name in self.labs for option in numbers
@@ -219,7 +231,8 @@ class EveryLabTest(unittest.TestCase):
             with self.subTest(name):
                 code, out, err = run_inside(self.root, name, 'bom.txt')
                 self.assertEqual(code, 1)
-                self.assertRegex(err, rf'^lab\.{name}: (.*/)?bom\.txt is empty: ')  # speed names it whole
+                # speed names it whole
+                self.assertRegex(err, rf'^lab\.{name}: (.*/)?bom\.txt is empty: ')
                 self.assertEqual(len(messages(err)), 1, err)
                 self.assertEqual((self.root / 'data' / 'tokenizer.json').read_bytes(), saved)
 
@@ -242,7 +255,8 @@ class EveryLabTest(unittest.TestCase):
         with mock.patch.object(training.Trainer, 'merge', side_effect=MemoryError):
             code, out, err = run_inside(self.root, 'fast_bpe', '--out', 'new.json')
         self.assertEqual(code, 1)
-        self.assertEqual(err, 'lab.fast_bpe: ran out of memory: give it a smaller part of the text\n')
+        self.assertEqual(err,
+                         'lab.fast_bpe: ran out of memory: give it a smaller part of the text\n')
         self.assertFalse((self.root / 'new.json').exists())
 
     def test_a_terminal_that_cannot_show_korean(self):
@@ -255,7 +269,8 @@ class EveryLabTest(unittest.TestCase):
 
 class FigureTest(unittest.TestCase):
     def test_a_count_is_exact_below_a_million_then_three_digits_and_a_unit(self):
-        for n, shown in [(0, '0'), (999_999, '999,999'), (1_044_255, '1.04M'), (52_428_800, '52.4M'),
+        for n, shown in [(0, '0'), (999_999, '999,999'), (1_044_255, '1.04M'),
+                         (52_428_800, '52.4M'),
                          (999_499_999, '999M'), (999_500_000, '1G'), (9_876_543_210, '9.88G'),
                          (12_345_678_901_234, '12,346G')]:
             with self.subTest(n):
@@ -267,8 +282,10 @@ class RunnerTest(unittest.TestCase):
 
     def ended(self, main, stdout=io.StringIO):
         err = io.StringIO()
-        with mock.patch.object(sys, 'stderr', err), mock.patch.object(sys, 'stdout', stdout and stdout()), \
-                mock.patch.object(cli, '_lab_name', lambda: 'lab.x'), mock.patch.dict(os.environ, ENGLISH), \
+        with mock.patch.object(sys, 'stderr', err), \
+                mock.patch.object(sys, 'stdout', stdout and stdout()), \
+                mock.patch.object(cli, '_lab_name', lambda: 'lab.x'), \
+                mock.patch.dict(os.environ, ENGLISH), \
                 mock.patch.dict(cli._SPOKEN, clear=True), self.assertRaises(SystemExit) as caught:
             cli.run(main)
         return caught.exception.code, err.getvalue()
@@ -281,7 +298,8 @@ class RunnerTest(unittest.TestCase):
     def test_a_mistake_in_the_users_files_is_one_line_and_exit_1(self):
         def main():
             raise ValueError('data/x.txt is empty: give a UTF-8 text file')
-        self.assertEqual(self.ended(main), (1, 'lab.x: data/x.txt is empty: give a UTF-8 text file\n'))
+        self.assertEqual(self.ended(main),
+                         (1, 'lab.x: data/x.txt is empty: give a UTF-8 text file\n'))
 
     def test_standard_output_closed_is_one_line(self):
         said = 'lab.x: standard output is closed; run it again without >&-\n'
@@ -298,11 +316,13 @@ class RunnerTest(unittest.TestCase):
         root = copy_project(self, parts=['tokenizer.py', 'lab'])
         code = ('import builtins, os, runpy, sys, time; real = builtins.print\n'
                 'def slow(*a, **k):\n'
-                '    builtins.print = real; os.write(2, b"running\\n"); time.sleep(5); real(*a, **k)\n'
+                '    builtins.print = real; os.write(2, b"running\\n"); time.sleep(5); '
+                'real(*a, **k)\n'
                 'builtins.print = slow; sys.argv = ["lab.merge_order"]\n'
                 'runpy.run_module("lab.merge_order", run_name="__main__", alter_sys=True)')
         process = subprocess.Popen([sys.executable, '-c', code], cwd=root, stdout=subprocess.PIPE,
-                                   stderr=subprocess.PIPE, text=True, preexec_fn=as_a_terminal_starts_it,
+                                   stderr=subprocess.PIPE, text=True,
+                                   preexec_fn=as_a_terminal_starts_it,
                                    env={**os.environ, **ENGLISH})
         self.assertEqual(process.stderr.readline(), 'running\n')  # inside main, at its first print
         process.send_signal(signal.SIGINT)
@@ -335,10 +355,12 @@ class TerminalTest(unittest.TestCase):
         rng = random.Random(1)
         (root / 'big.txt').write_text(''.join(rng.choice('abcdefghij \n') for _ in range(300_000)))
         leader, follower = os.openpty()  # stderr is a terminal, so the progress line is drawn
-        process = subprocess.Popen([sys.executable, '-m', 'lab.fast_bpe', 'big.txt', '--merges', '100000',
+        process = subprocess.Popen([sys.executable, '-m', 'lab.fast_bpe', 'big.txt', '--merges',
+                                    '100000',
                                     '--out', 'big.json'],
                                    cwd=root, stdout=subprocess.DEVNULL, stderr=follower,
-                                   preexec_fn=as_a_terminal_starts_it, env={**os.environ, **ENGLISH})
+                                   preexec_fn=as_a_terminal_starts_it,
+                                   env={**os.environ, **ENGLISH})
         os.close(follower)
         seen = b''
         while b'merges ' not in seen:
@@ -355,7 +377,8 @@ class TerminalTest(unittest.TestCase):
             pass
         os.close(leader)
         self.assertEqual(process.returncode, 130)
-        self.assertTrue(seen.replace(b'\r\n', b'\n').endswith(b'\nlab.fast_bpe: interrupted\n'), seen[-200:])
+        self.assertTrue(seen.replace(b'\r\n', b'\n').endswith(b'\nlab.fast_bpe: interrupted\n'),
+                        seen[-200:])
         self.assertFalse((root / 'big.json').exists())
 
 
@@ -364,7 +387,8 @@ class KoreanOutputTest(unittest.TestCase):
     with --lang ko on the defaults, none prints a sentence in English, or a line over 80 columns.
     A lab whose lines are moved to the catalogs joins the list."""
     SPEAKS_KOREAN = ['prepare', 'batches', 'audit', 'byte_bpe', 'check', 'compare', 'compression',
-                     'export_hf', 'fast_bpe', 'import_hf', 'merge_order', 'normalize', 'pretokenize', 'show',
+                     'export_hf', 'fast_bpe', 'import_hf', 'merge_order', 'normalize',
+                     'pretokenize', 'show',
                      'special', 'speed', 'vocab_curve', 'word_bpe']
 
     def test_every_labs_help_in_korean_says_each_argument_in_korean(self):
@@ -375,14 +399,18 @@ class KoreanOutputTest(unittest.TestCase):
                 code, out, _ = run_inside(ROOT, name, '--help', '--lang', 'ko')
                 self.assertEqual(code, 0)
                 arguments, _, try_next = out.split('\n\n', 2)[2].partition('다음에 해 볼 것: ')
-                self.assertTrue(try_next or 'Try next' not in out)  # what to try next, in Korean too
-                self.assertEqual(english_sentences(arguments), [])  # its commands are code: not checked
+                # what to try next, in Korean too
+                self.assertTrue(try_next or 'Try next' not in out)
+                # its commands are code: not checked
+                self.assertEqual(english_sentences(arguments), [])
 
     def test_the_english_catalog_says_what_to_try_next_as_each_labs_docstring_does(self):
         english = catalogs.load('en')
-        for name in EveryLabTest.labs:  # read, not imported: a lab may import a tokenizer.py half typed
+        # read, not imported: a lab may import a tokenizer.py half typed
+        for name in EveryLabTest.labs:
             doc = ast.get_docstring(ast.parse(lab_files(name)[0].read_text(encoding='utf-8'))) or ''
-            if 'Try next' in doc and name != 'selfcheck':  # the tutor's help: tests/test_selfcheck.py
+            # the tutor's help: tests/test_selfcheck.py
+            if 'Try next' in doc and name != 'selfcheck':
                 with self.subTest(name):
                     self.assertEqual(english[f'next.{name}'], doc[doc.find('Try next'):].strip())
 
@@ -393,34 +421,41 @@ class KoreanOutputTest(unittest.TestCase):
                 code, out, err = run_inside(root, name, '--lang', 'ko')
                 self.assertEqual(code, 0, err)
                 self.assertEqual(english_sentences(out + err), [])
-                self.assertEqual([line for line in (out + err).splitlines() if terminal.width(line) > 80], [])
+                self.assertEqual([line for line in (out + err).splitlines()
+                                  if terminal.width(line) > 80], [])
 
     def test_what_a_kind_refuses_is_said_in_korean(self):
         root = copy_project(self)
         (root / 'docs.jsonl').write_text('{"text": "hi"}\n{"text": 3}\n', encoding='utf-8')
         fast_bpe = ['data/mixed.txt', '--merges', '5', '--lang', 'ko', '--out', 'x.json']
-        for args in [['--kind', 'piece', '--pattern', 'a*'], ['--kind', 'piece', '--pattern', 'gpt5'],
-                     ['--kind', 'piece', '--pattern', r'\w+'], ['--kind', 'piece', '--pattern', '(']]:
+        for args in [['--kind', 'piece', '--pattern', 'a*'],
+                     ['--kind', 'piece', '--pattern', 'gpt5'],
+                     ['--kind', 'piece', '--pattern', r'\w+'],
+                     ['--kind', 'piece', '--pattern', '(']]:
             with self.subTest(args):
                 code, out, err = run_inside(root, 'fast_bpe', *fast_bpe, *args)
                 self.assertEqual(code, 2, err)  # refused as the option is read
                 self.assertRegex(err, '[가-힣]')
                 self.assertEqual(english_sentences(out + err), [])
-        code, _, err = run_inside(root, 'fast_bpe', 'docs.jsonl', '--documents', 'jsonl', '--lang', 'ko')
+        code, _, err = run_inside(root, 'fast_bpe', 'docs.jsonl', '--documents', 'jsonl', '--lang',
+                                  'ko')
         self.assertEqual((code, english_sentences(err)), (1, []))
         self.assertIn('2번째 줄', err)
 
     @unittest.skipUnless(os.path.isdir('/proc/self'), 'needs /proc, where no file can be made')
     def test_why_the_system_refused_a_file_is_said_in_the_labs_language(self):
-        code, _, err = run_inside(copy_project(self), 'fast_bpe', '--out', '/proc/x', '--lang', 'ko')
+        code, _, err = run_inside(copy_project(self), 'fast_bpe', '--out', '/proc/x', '--lang',
+                                  'ko')
         self.assertEqual(code, 1, err)
         self.assertIn('그런 파일이나 폴더가 없음', err)  # the system's ENOENT
         self.assertEqual(english_sentences(err), [])
         unknown = OSError(errno.ELOOP, 'Too many levels of symbolic links')
-        self.assertEqual(cli.os_error(unknown), 'Too many levels of symbolic links')  # the system's own
+        # the system's own
+        self.assertEqual(cli.os_error(unknown), 'Too many levels of symbolic links')
 
     def test_what_a_child_of_lab_speed_says_is_in_the_language_of_its_parent(self):
-        code, _, err = run_inside(copy_project(self), 'speed', 'nope.txt', '--lang', 'ko')  # read in a child
+        # read in a child
+        code, _, err = run_inside(copy_project(self), 'speed', 'nope.txt', '--lang', 'ko')
         self.assertEqual(code, 1, err)
         self.assertIn('파일이 없습니다', err)
 
@@ -444,21 +479,25 @@ class HostileTextTest(unittest.TestCase):
 
     def test_no_lab_prints_an_escape_sequence_raw_or_a_line_too_wide(self):
         root = copy_project(self)
-        (root / 'evil.txt').write_text(HOSTILE + f'Q: {NO_SPACES}\nA: {NO_SPACES[::-1]}\n', encoding='utf-8')
+        (root / 'evil.txt').write_text(HOSTILE + f'Q: {NO_SPACES}\nA: {NO_SPACES[::-1]}\n',
+                                       encoding='utf-8')
         code, _, err = run_inside(root, 'fast_bpe', 'evil.txt', '--merges', '40')
         self.assertEqual(code, 0, err)
 
         for name in LABS:
             extra = (['evil.txt'] if name in READS_TEXT else
-                     [HOSTILE.splitlines()[0]] if name in ('show', 'bpe_trace', 'unknown', 'special') else [])
+                     [HOSTILE.splitlines()[0]]
+                     if name in ('show', 'bpe_trace', 'unknown', 'special') else [])
             if name == 'fast_bpe':
                 extra += ['--out', 'evil.json']
             with self.subTest(name):
                 code, out, err = run_inside(root, name, *SLOW.get(name, []), *extra)
                 for raw in ['\x1b', '\x07', '\x9b', '\u202e', '\u202c']:
                     self.assertNotIn(raw, out + err)
-                self.assertEqual([line for line in (out + err).splitlines() if terminal.width(line) > 80], [])
-        self.assertIn('\\x1b', run_inside(root, 'show', HOSTILE.splitlines()[0])[1])  # shown, escaped
+                self.assertEqual([line for line in (out + err).splitlines()
+                                  if terminal.width(line) > 80], [])
+        # shown, escaped
+        self.assertIn('\\x1b', run_inside(root, 'show', HOSTILE.splitlines()[0])[1])
 
 if __name__ == '__main__':
     unittest.main()

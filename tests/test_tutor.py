@@ -29,10 +29,10 @@ def suite_with_a_slip():
             copy(ROOT / part, root / part, **({'ignore': shutil.ignore_patterns('__pycache__')}
                                               if (ROOT / part).is_dir() else {}))
         lesson = (LESSON_FILES / 'tokenizer.py').read_text(encoding='utf-8')
-        (root / 'tokenizer.py').write_text(lesson.replace('result.append(new_id)', 'result.append(pair)'),
-                                           encoding='utf-8')
-        modules = ['tests.test_lesson_merge',
-                   'tests.test_tutor.TutorFirstTest.test_every_part_of_tokenizer_py_keeps_the_lessons_rules']
+        slip = lesson.replace('result.append(new_id)', 'result.append(pair)')
+        (root / 'tokenizer.py').write_text(slip, encoding='utf-8')
+        modules = ['tests.test_lesson_merge', 'tests.test_tutor.TutorFirstTest.'
+                   'test_every_part_of_tokenizer_py_keeps_the_lessons_rules']
         environment = {**os.environ, **ENGLISH, 'XSLM_NO_SUITE_IN_SUITE': '1'}
         environment.pop(gate.VERDICT, None)  # its own tutor's verdict, on its own file
         done = subprocess.run([sys.executable, '-m', 'unittest', '-v', *modules], cwd=root,
@@ -55,12 +55,15 @@ class TutorFirstTest(unittest.TestCase):
         self.assertIn('          tokenizer.py 10번째 줄: result.append(pair)', korean)
         self.assertLessEqual(max(terminal.width(line) for line in korean), 80)
         english = gate.failure(answers, {'LANG': 'C.UTF-8'}).splitlines()
-        self.assertTrue(english[0].startswith('the tutor (python3 -m lab.selfcheck) finds'), english[0])
+        self.assertTrue(english[0].startswith('the tutor (python3 -m lab.selfcheck) finds'),
+                        english[0])
 
-    @unittest.skipIf(os.environ.get('XSLM_NO_SUITE_IN_SUITE'), 'run inside the suite run by the test below')
+    @unittest.skipIf(os.environ.get('XSLM_NO_SUITE_IN_SUITE'),
+                     'run inside the suite run by the test below')
     def test_a_slip_fails_this_one_test_and_skips_the_tests_that_need_its_part(self):
         code, printed = suite_with_a_slip()
         self.assertEqual(code, 1, printed[-2000:])
         self.assertRegex(printed, r'FAILED \(failures=1, skipped=\d+\)')
         self.assertIn('tokenizer.py, line 10: result.append(pair)', printed)
-        self.assertIn("part 1 of tokenizer.py fails the lesson's rules (python3 -m lab.selfcheck", printed)
+        self.assertIn("part 1 of tokenizer.py fails the lesson's rules (python3 -m lab.selfcheck",
+                      printed)

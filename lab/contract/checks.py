@@ -28,22 +28,26 @@ def vocabulary_problem(vocab, merges, head=(UNKNOWN,), never_made=_newline_merge
     """The first thing wrong with a vocab and its merges, or None when training could have made
     them: the tokens of head (the unknown character, then any marker), the distinct characters
     in code point order, then one token a merge, each the text of the two it joins.
-    never_made(piece) gives the message key of why a merge may not make piece, or None when it may."""
+    never_made(piece) gives the message key of why a merge may not make piece, or None when it
+    may."""
     if not isinstance(vocab, list) or not vocab or not all(isinstance(p, str) and p for p in vocab):
         return message('file.vocab_empty' if vocab == [] else 'file.vocab_strings')
     bad = next((i for i, piece in enumerate(head) if vocab[i:i + 1] != [piece]), None)
     if bad is not None:
         found = json.dumps(vocab[bad:bad + 1], ensure_ascii=False)[1:-1]
-        return message('file.head' if found else 'file.head_missing', at=bad, want=json.dumps(head[bad]),
+        return message('file.head' if found else 'file.head_missing', at=bad,
+                       want=json.dumps(head[bad]),
                        found=terminal.clip(found, 30))
     bad = next((i for i, p in enumerate(vocab) if SURROGATE.search(p)), None)
     if bad is not None:
         return message('file.surrogate', at=bad, piece=terminal.quoted(vocab[bad]))
     if not isinstance(merges, list) or len(merges) > len(vocab) - len(head):
         return message('file.merges_list', most=len(vocab) - len(head))
-    bad = next((n for n, m in enumerate(merges) if not is_merge(m)), None)  # each entry's shape first,
+    # each entry's shape first,
+    bad = next((n for n, m in enumerate(merges) if not is_merge(m)), None)
     if bad is not None:  # so that a broken merge is not taken for a vocab that does not match
-        written = json.dumps(merges[bad], ensure_ascii=False, default=repr)  # as the file has it: true
+        # as the file has it: true
+        written = json.dumps(merges[bad], ensure_ascii=False, default=repr)
         return message('file.merge_shape', n=bad, written=terminal.clip(written, 40))
     if merges and merges[-1][1] != len(vocab) - 1:
         return message('file.last_merge', made=merges[-1][1], last=len(vocab) - 1)
@@ -51,7 +55,8 @@ def vocabulary_problem(vocab, merges, head=(UNKNOWN,), never_made=_newline_merge
     base = vocab[len(head):first]
     if not all(len(p) == 1 for p in base) or base != sorted(set(base)):
         return message('file.base', start=len(head), end=first)
-    if UNKNOWN in base:  # encode would give its id for '\ufffd' and 0 for every other unknown character
+    # encode would give its id for '\ufffd' and 0 for every other unknown character
+    if UNKNOWN in base:
         return message('file.unknown_again', at=base.index(UNKNOWN) + len(head))
     merged = {}  # pair -> the merge that joins it: once merged, a pair is gone from the text
     for n, m in enumerate(merges):

@@ -62,8 +62,9 @@ def learners_bpe(bpe, vocab, merges):
     tok = bpe(vocab, merges)
     for name, kind in [('vocab', list), ('merges', list), ('chars', dict)]:
         if not isinstance(getattr(tok, name, None), kind):
-            raise errors.NotTheLessons(f"{message('lessons.keeps_no', name=name, kind=kind.__name__)}: "
-                                       f'{locations.TUTOR}')
+            raise errors.NotTheLessons(
+                f"{message('lessons.keeps_no', name=name, kind=kind.__name__)}: "
+                f'{locations.TUTOR}')
     return tok
 
 
@@ -72,8 +73,9 @@ def encoded(tok, text):
     points to the tutor (an encode without its return gives None)."""
     ids = tok.encode(text)
     if not isinstance(ids, list):
-        raise errors.NotTheLessons(f"{message('lessons.encode_gave', ids=terminal.clip(repr(ids), 16))}: "
-                                   f'{locations.TUTOR}')
+        raise errors.NotTheLessons(
+            f"{message('lessons.encode_gave', ids=terminal.clip(repr(ids), 16))}: "
+            f'{locations.TUTOR}')
     return ids
 
 
@@ -82,8 +84,9 @@ def state_of(tok):
     state = tok.state()
     if not isinstance(state, dict) or sorted(state) != ['merges', 'vocab']:
         keys = sorted(state) if isinstance(state, dict) else type(state).__name__
-        raise errors.NotTheLessons(f"{message('lessons.state_gave', keys=terminal.clip(str(keys), 40))}: "
-                                   f'{locations.TUTOR}')
+        raise errors.NotTheLessons(
+            f"{message('lessons.state_gave', keys=terminal.clip(str(keys), 40))}: "
+            f'{locations.TUTOR}')
     return state
 
 
@@ -93,7 +96,8 @@ def count_lines(tok, encode, lines):
     tokens of each line, and the characters the tokenizer does not know (tok.knows)."""
     per_line = [len(encode(line)) for line in lines]
     chars = sum(map(len, lines))
-    return {'lines': len(lines), 'chars': chars, 'tokens': sum(per_line), 'per_line': per_line or [0],
+    return {'lines': len(lines), 'chars': chars, 'tokens': sum(per_line),
+            'per_line': per_line or [0],
             'bytes': sum(len(line.encode('utf-8', 'surrogatepass')) for line in lines),
             'unknown': unknown_characters(tok, lines)}
 

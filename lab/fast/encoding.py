@@ -64,16 +64,20 @@ def idle_cores():
 
 def encode(tok, text, jobs=None):
     """tok.encode(text), fast: the same ids. jobs: processes, one per idle core unless given (a
-    text under PARALLEL_FROM characters stays in this one). With jobs > 1, blocks of lines are encoded in
-    that many processes at once (multiprocessing): worth it for megabytes of text."""
+    text under PARALLEL_FROM characters stays in this one). With jobs > 1, blocks of lines are
+    encoded in that many processes at once (multiprocessing): worth it for megabytes of text."""
     asked, jobs = jobs is not None, idle_cores() if jobs is None else jobs
-    if jobs <= 1 or '\n' not in tok.chars or len(text) < PARALLEL_FROM or not made_as_train_makes(tok):
+    if jobs <= 1 or '\n' not in tok.chars or len(text) < PARALLEL_FROM or \
+            not made_as_train_makes(tok):
         return encoder(tok)(text)
-    size = -(-len(text) // (jobs * 4))  # four blocks a process, so that none waits long for the last
+    # four blocks a process, so that none waits long for the last
+    size = -(-len(text) // (jobs * 4))
     blocks = line_blocks(text, size)
-    encoded = in_processes_or_here(start_worker, lessons.state_of(tok), encode_in_worker, blocks, jobs, asked,
+    encoded = in_processes_or_here(start_worker, lessons.state_of(tok), encode_in_worker, blocks,
+                                   jobs, asked,
                                    lambda: [encoder(tok)(text)])
-    return list(chain.from_iterable(encoded))  # each block but the last ends in '\n', and holds its id
+    # each block but the last ends in '\n', and holds its id
+    return list(chain.from_iterable(encoded))
 
 
 def in_processes(start, state, work, blocks, jobs):
@@ -90,23 +94,27 @@ def in_processes(start, state, work, blocks, jobs):
     A process forked while another thread holds a lock (of an import, of a stream) waits for it
     for ever, so with other threads running the processes start afresh ('spawn'): a script that
     calls this from a thread then needs its if __name__ == '__main__', as multiprocessing says."""
-    import multiprocessing  # here, not above: most runs never start a process, and start faster without it
+    # here, not above: most runs never start a process, and start faster without it
+    import multiprocessing
     from multiprocessing.connection import wait
-    how = 'fork' if threading.active_count() == 1 and 'fork' in multiprocessing.get_all_start_methods() \
-        else 'spawn'
+    alone = threading.active_count() == 1
+    how = 'fork' if alone and 'fork' in multiprocessing.get_all_start_methods() else 'spawn'
     context, blocks = multiprocessing.get_context(how), list(blocks)
     found, owed, started = [None] * len(blocks), {}, []
     try:
         try:
             for n in range(min(jobs, len(blocks))):
-                share = [(k, blocks[k]) for k in range(n, len(blocks), jobs)]  # spawn pickles its own only
+                # spawn pickles its own only
+                share = [(k, blocks[k]) for k in range(n, len(blocks), jobs)]
                 answers, sender = context.Pipe(duplex=False)
                 args = (start, state, os.getpid(), work, share, sender)
                 started.append(start_process(context, serve, args))
                 sender.close()  # the process holds it now: its end closes the pipe
                 owed[answers] = len(share)
-        except OSError as e:  # no more processes allowed (ulimit -u), no memory, no /dev/shm to share
-            raise NoProcesses(cli.message('encoding.no_processes', jobs=jobs, why=cli.os_error(e))) from None
+        # no more processes allowed (ulimit -u), no memory, no /dev/shm to share
+        except OSError as e:
+            raise NoProcesses(cli.message('encoding.no_processes', jobs=jobs,
+                                          why=cli.os_error(e))) from None
         while owed:
             for answers in wait(list(owed), timeout=0.2):  # in short turns: Ctrl-C or SIGTERM that
                 try:  # another thread of this process received is handled between them
@@ -181,7 +189,8 @@ def encoder(tok):
     """A function that does tok.encode(text), fast: to encode many texts with one tokenizer."""
     size = len(tok.vocab)
     if not all(type(i) is int and 0 <= i < size for pair, new in tok.merges for i in (*pair, new)):
-        return tok.encode  # a hand-made merge with an id that is no place in vocab (-1, NaN): as it says
+        # a hand-made merge with an id that is no place in vocab (-1, NaN): as it says
+        return tok.encode
     ranks, made = {}, []
     for rank, ((a, b), new) in enumerate(tok.merges):
         ranks.setdefault(a * size + b, rank)  # a repeated pair: the first merge takes it all
@@ -253,7 +262,8 @@ def encode_line(ids, ranks, made, size):
     nxt, prv = (array('q', nxt), array('q', prv)) if n > LONG_LINE else (list(nxt), list(prv))
     if n:
         nxt[-1] = -1
-    heap = [ranks[p] * n + i for i, p in enumerate(a * size + b for a, b in zip(ids, ids[1:])) if p in ranks]
+    heap = [ranks[p] * n + i for i,
+            p in enumerate(a * size + b for a, b in zip(ids, ids[1:])) if p in ranks]
     heapify(heap)
     while heap:
         rank, i = divmod(heappop(heap), n)
@@ -280,12 +290,14 @@ def replayer(tok):
     that hold both of its tokens."""
     base = {i: ch for ch, i in tok.chars.items()}  # a base token is its own character
     if spare(tok.chars) <= len(tok.vocab) - len(base):  # nearly every code point is a token:
-        return tok.encode  # no characters are left to write the others with; the lesson's way needs none
+        # no characters are left to write the others with; the lesson's way needs none
+        return tok.encode
     fresh = fresh_characters(tok.chars)
     char_of = [base.get(i) or next(fresh) for i in range(len(tok.vocab))]
     id_of = {ch: i for i, ch in enumerate(char_of)}
     spacer = next(fresh)  # joins lines for one replace: no pair holds it, so none is merged across
-    merges = [(char_of[a] + char_of[b], char_of[new]) for (a, b), new in tok.merges]  # as characters
+    # as characters
+    merges = [(char_of[a] + char_of[b], char_of[new]) for (a, b), new in tok.merges]
     # BPE.train never merges '\n', so lines can be merged apart; a hand-made merge may
     across_lines = any('\n' in pair for pair, _ in merges)
 
@@ -348,5 +360,6 @@ def replay_on_lines(lines, merges, spacer):
         lines.update(zip(ks, merged))
         holders[new].update(ks)
         for token in {a, b} - {new}:  # lines where every one of them was merged
-            holders[token].difference_update(compress(ks, map(not_, map(contains, merged, repeat(token)))))
+            gone = map(not_, map(contains, merged, repeat(token)))
+            holders[token].difference_update(compress(ks, gone))
     return lines.values()

@@ -106,7 +106,8 @@ def weighted_lines(pieces):
 def numbered(lines):
     """(line number, line, weight) for each distinct line of two characters or more (a shorter
     one holds no pair), numbered in order of first appearance."""
-    return [(number, line, weight) for number, (line, weight) in enumerate(lines.items()) if len(line) >= 2]
+    return [(number, line, weight) for number,
+            (line, weight) in enumerate(lines.items()) if len(line) >= 2]
 
 
 def units_of(lines, size):
@@ -146,7 +147,8 @@ def weight_runs(ks, run_of):
 
 
 def count_pairs(units, run_of, least=2):
-    """{pair: weighted count} and {pair: the units that hold it}, for pairs that occur least times or more."""
+    """{pair: weighted count} and {pair: the units that hold it}, for pairs that
+    occur least times or more."""
     counts, where = {}, {}
     for k, unit in enumerate(units):
         weight = run_of[k][2]
@@ -156,7 +158,8 @@ def count_pairs(units, run_of, least=2):
                 where[pair].append(k)
             else:
                 counts[pair], where[pair] = n * weight, [k]
-    for pair in [pair for pair, n in counts.items() if n < least or '\n' in pair]:  # '\n' never merges
+    # '\n' never merges
+    for pair in [pair for pair, n in counts.items() if n < least or '\n' in pair]:
         del counts[pair], where[pair]
     return counts, where
 
@@ -193,11 +196,14 @@ class Trainer:
         self.id_of = {ch: i for i, ch in enumerate(base)}
         used = set(base) | {'\n'}
         self.fresh = fresh_characters(used)
-        self.spacer = next(self.fresh)  # joins the units of one weight for a merge: no pair holds it
+        # joins the units of one weight for a merge: no pair holds it
+        self.spacer = next(self.fresh)
         self.width = dict.fromkeys(used, 1)  # characters of text in each token
         self.by_text, self.by_ids = tie == 'sorted', tie == 'ids'
-        self.texts = set(self.vocab) if self.by_ids else None  # what tokenizers checks a new token against
-        self.lines_from = sum((len(line) + 1) * weight for line, weight in lines.items()) // LINES_EVERY
+        # what tokenizers checks a new token against
+        self.texts = set(self.vocab) if self.by_ids else None
+        self.lines_from = sum((len(line) + 1) * weight for line,
+                              weight in lines.items()) // LINES_EVERY
         lines = numbered(lines)
         # a place in the text as one number, line * stride + characters before it in the line,
         # for a heap that compares numbers rather than tuples
@@ -205,9 +211,11 @@ class Trainer:
         self.units, self.numbers, self.run_of = units_of(lines, LARGE)
         del lines  # the units hold them now: a few MB less at peak
         self.first_line = [unit_lines[0] for unit_lines in self.numbers]
-        self.counts, self.where = count_pairs(self.units, self.run_of, least)  # where: may hold the pair
+        # where: may hold the pair
+        self.counts, self.where = count_pairs(self.units, self.run_of, least)
         self.large_units = True
-        self.heap = [(-n, self.tie_key(pair, self.where[pair]), pair) for pair, n in self.counts.items()]
+        self.heap = [(-n, self.tie_key(pair, self.where[pair]), pair) for pair,
+                     n in self.counts.items()]
         heapify(self.heap)
         # pair -> (-count, first occurrence) when it was last worked out: a pair never gains an
         # occurrence, so while its count stays the same, so does its first occurrence
@@ -233,7 +241,8 @@ class Trainer:
         """The most frequent pair; on a tie, the one whose first occurrence comes first (or whose
         texts sort first). None when no pair is left."""
         heap = self.heap
-        if self.by_text or self.by_ids:  # each pair's key is known and never changes: the top entry wins
+        # each pair's key is known and never changes: the top entry wins
+        if self.by_text or self.by_ids:
             return heappop(heap)[2] if self.top() else None
         while self.top():
             n, bound, pair = heappop(heap)
@@ -241,7 +250,8 @@ class Trainer:
             if rival is None or rival[0] > n:
                 return pair  # no other pair has its count
             if self.worked_out.get(pair) == (n, bound):
-                return pair  # bound is its first occurrence (below), and every other bound is no earlier
+                # bound is its first occurrence (below), and every other bound is no earlier
+                return pair
             first = self.first_occurrence(pair)
             self.worked_out[pair] = (n, first)
             if first == bound or first < rival[1]:
@@ -322,7 +332,8 @@ class Trainer:
                 made[new + new] = touching
         if made:
             self.counts.update(made)
-            self.where.update(dict.fromkeys(made, holders))  # shared: lists are replaced, never changed
+            # shared: lists are replaced, never changed
+            self.where.update(dict.fromkeys(made, holders))
             fixed = self.by_text or self.by_ids
             bound = None if fixed else self.first_place(holders)
             for fresh_pair, n in made.items():
@@ -349,10 +360,12 @@ class Trainer:
                 for k, unit in zip(ks[i:j], new.join(split_up[0]).split(spacer)):
                     units[k] = unit
             # '' before an occurrence: it directly follows another one, or it starts a unit
-            before = Counter(chain.from_iterable(map(last_char, pieces[:-1]) for pieces in split_up))
+            before = Counter(chain.from_iterable(map(last_char, pieces[:-1])
+                                                 for pieces in split_up))
             touching += (before.pop('', 0) - sum(pieces[0] == '' for pieces in split_up)) * weight
             befores.append((before, weight))
-            afters.append((Counter(chain.from_iterable(map(first_char, pieces[1:]) for pieces in split_up)),
+            afters.append((Counter(chain.from_iterable(map(first_char, pieces[1:])
+                                                       for pieces in split_up)),
                            weight))
         before, after = weighted_sum(befores), weighted_sum(afters)
         for edge in ('\n', spacer, ''):  # line ends, unit ends: no pair there
@@ -381,7 +394,8 @@ class Trainer:
 
     def cut_into_lines(self):
         """A line to a unit from now on: a merge then rewrites only the lines that hold its pair."""
-        self.units, self.numbers, self.run_of = units_of(lines_now(self.units, self.numbers, self.run_of), 0)
+        lines = lines_now(self.units, self.numbers, self.run_of)
+        self.units, self.numbers, self.run_of = units_of(lines, 0)
         self.first_line = [unit_lines[0] for unit_lines in self.numbers]
         self.where = where_pairs_are(self.units, self.counts)
         self.large_units = False

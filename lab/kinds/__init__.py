@@ -8,7 +8,7 @@
 
   char     char.py     the lesson's BPE, trained and encoding with the engine (lab/fast)
   word     word.py     merges inside words only; every space is the end-of-word token </w>
-  piece    piece.py    a regular expression cuts the text first (patterns.py); merges stay in a piece
+  piece    piece.py    a pattern cuts the text first (patterns.py); merges stay in a piece
   byte     byte.py     UTF-8 bytes are the base: no text is ever unknown
   special  special.py  the lesson's BPE and markers such as <eos>, with ids BPE can never make
 
@@ -55,18 +55,21 @@ from lab.kinds.word import WordBPE
 from lab.learner import errors
 from lab.plumbing import cli, locations, reading, saving, terminal
 
-KINDS = {'char': CharBPE, 'word': WordBPE, 'piece': PieceBPE, 'byte': ByteBPE, 'special': SpecialBPE}
+KINDS = {'char': CharBPE, 'word': WordBPE, 'piece': PieceBPE, 'byte': ByteBPE,
+         'special': SpecialBPE}
 
 # what the labs and a user's code take from here: the kinds, their files, their special strings
 __all__ = ['KINDS', 'ByteBPE', 'CharBPE', 'PieceBPE', 'SpecialBPE', 'WordBPE',
-           'load', 'load_lesson', 'save', 'default_path', 'is_tokenizer_file', 'file_state', 'kind_of',
+           'load', 'load_lesson', 'save', 'default_path', 'is_tokenizer_file', 'file_state',
+           'kind_of',
            'describe', 'fingerprint', 'mapping_fingerprint', 'plain', 'token_text', 'shown_ids',
            'encode_documents', 'document_end', 'special_strings', 'special_strings_line',
            'said_of_special_strings']
 
 
 def file_state(tok):
-    """What a tokenizer's file holds: the lesson's state for the char kind, else its kind and state."""
+    """What a tokenizer's file holds: the lesson's state for the char kind,
+    else its kind and state."""
     return tok.state() if tok.kind == 'char' else {'kind': tok.kind, **tok.state()}
 
 
@@ -83,18 +86,23 @@ def kind_of(data):
         kind = state.pop('kind')
         if not isinstance(kind, str) or kind not in KINDS:
             written = terminal.clip(json.dumps(kind, ensure_ascii=False), 40)
-            raise ValueError(cli.message('kinds.kind_unknown', kind=written, kinds=', '.join(KINDS)))
+            raise ValueError(cli.message('kinds.kind_unknown', kind=written,
+                                         kinds=', '.join(KINDS)))
         keys = list(inspect.signature(KINDS[kind]).parameters)
-        missing = [key for key in keys if key not in state]  # none left to a default: a file says all it is
+        # none left to a default: a file says all it is
+        missing = [key for key in keys if key not in state]
         unknown = sorted(key for key in state if key not in keys)
         if missing:
             raise ValueError(cli.message('kinds.lacks', kind=kind, name=missing[0]))
         if unknown:
+            name = terminal.clip(json.dumps(unknown[0], ensure_ascii=False), 30)
             raise ValueError(cli.message('kinds.unknown_key', kind=kind, keys=', '.join(keys),
-                                         name=terminal.clip(json.dumps(unknown[0], ensure_ascii=False), 30)))
+                                         name=name))
         return kind, state
-    if isinstance(data, dict) and sorted(data) == ['merges', 'special']:  # lab.byte_bpe's files of old
-        return 'byte', {**data, 'byte_ids': None, 'pattern': None}  # what they were: the contract, no pattern
+    # lab.byte_bpe's files of old
+    if isinstance(data, dict) and sorted(data) == ['merges', 'special']:
+        # what they were: the contract, no pattern
+        return 'byte', {**data, 'byte_ids': None, 'pattern': None}
     if isinstance(data, dict) and 'model' in data:
         raise ValueError(cli.message('kinds.hf_file'))
     problem = checks.problem_with(data)
@@ -121,7 +129,8 @@ def load(path=locations.SAVED):
     except ValueError as e:
         if errors.learners_error(e) is not None or errors.raised_in_learners_file(e):
             raise  # tokenizer.py's, not the file's: said as such
-        raise ValueError(cli.message('kinds.file_problem', path=path, kind=kind, problem=e)) from None
+        raise ValueError(cli.message('kinds.file_problem', path=path, kind=kind,
+                                     problem=e)) from None
 
 
 def load_lesson(path=locations.SAVED, bpe=None):
@@ -138,7 +147,8 @@ def is_tokenizer_file(path, kind=None):
     """Whether path holds a tokenizer file (of that kind, when one is named): for --out, such a
     file may be replaced without --force."""
     try:
-        found, _ = kind_of(reading.strict_json(reading.read_text(path, '', locations.TOKENIZER_LIMIT)))
+        text = reading.read_text(path, '', locations.TOKENIZER_LIMIT)
+        found, _ = kind_of(reading.strict_json(text))
         return kind is None or found == kind
     except (ValueError, RecursionError):
         return False
@@ -147,7 +157,8 @@ def is_tokenizer_file(path, kind=None):
 def default_path(kind):
     """Where a tokenizer of a kind is saved unless told: the lesson's data/tokenizer.json for the
     char kind, data/tokenizer-KIND.json for any other, so that one never replaces the other."""
-    return locations.SAVED if kind == 'char' else locations.SAVED.with_name(f'tokenizer-{kind}.json')
+    return locations.SAVED if kind == 'char' else locations.SAVED.with_name(
+        f'tokenizer-{kind}.json')
 
 
 def plain(tok):
@@ -160,7 +171,8 @@ def plain(tok):
 
 
 def special_strings(tok, texts):
-    """Counter of tok's special strings as texts spell them: what a lab encodes as text, and says."""
+    """Counter of tok's special strings as texts spell them: what a lab
+    encodes as text, and says."""
     found = Counter()
     if tok.special_ids:
         for text in texts:
@@ -214,7 +226,8 @@ def shown_ids(tok, ids, columns):
 
 
 def fingerprint(tok):
-    """sha256 of the canonical JSON of tok's file: the same for the same tokenizer, however saved."""
+    """sha256 of the canonical JSON of tok's file: the same for the same
+    tokenizer, however saved."""
     canonical = json.dumps(file_state(tok), ensure_ascii=False, separators=(',', ':'))
     return hashlib.sha256(canonical.encode('utf-8')).hexdigest()
 
@@ -256,7 +269,8 @@ def encode_documents(tok, texts, end, typecode='I', jobs=None):
         if filled * jobs * 4 >= size:
             blocks.append(block)
             block, filled = [], 0
-    here = lambda: [_encoded_block(plain(tok), texts, end, typecode)]  # noqa: E731  (no processes: this one)
+    def here():  # no processes: all in this one
+        return [_encoded_block(plain(tok), texts, end, typecode)]
     task = [file_state(tok), end, typecode]
     encoded = encoding.in_processes_or_here(_start_worker, task, _encode_in_worker,
                                             blocks + [block], jobs, asked, here)
@@ -295,7 +309,8 @@ def _from_file(cls, path):
     """Kind.from_file(path): the tokenizer of that kind saved at path (load: any kind)."""
     tok = load(path)
     if not isinstance(tok, cls):
-        raise ValueError(f'{path}: a {tok.kind} tokenizer, not a {cls.kind} one: kinds.load reads any kind')
+        raise ValueError(
+            f'{path}: a {tok.kind} tokenizer, not a {cls.kind} one: kinds.load reads any kind')
     return tok
 
 

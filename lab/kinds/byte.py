@@ -66,7 +66,8 @@ def _byte_characters():
 
 BYTE_CHARACTERS = _byte_characters()
 BYTE_OF = {ch: b for b, ch in enumerate(BYTE_CHARACTERS)}
-_AS_BYTE_CHARACTERS = {b: ch for b, ch in enumerate(BYTE_CHARACTERS)}  # for str.translate of a latin-1 str
+# for str.translate of a latin-1 str
+_AS_BYTE_CHARACTERS = {b: ch for b, ch in enumerate(BYTE_CHARACTERS)}
 
 
 def _refuse_surrogates(text):
@@ -98,10 +99,12 @@ class ByteBPE:
         problem = _layout_problem(special, byte_ids, merges, pattern)
         if problem:
             raise ValueError(problem)
-        self.special_ids, self.byte_ids, self.merges, self.pattern = special, byte_ids, merges, pattern
+        self.special_ids, self.byte_ids = special, byte_ids
+        self.merges, self.pattern = merges, pattern
         self.special_index = index_of(special)
         names = {i: name for name, i in special.items()}
-        made = sum(new not in names for _, new in merges)  # a merge into a special's name makes no id
+        # a merge into a special's name makes no id
+        made = sum(new not in names for _, new in merges)
         self.vocab_size = len(special) + len(_byte_only(special, byte_ids)) + made
         self.bytes_of = [b''] * self.vocab_size
         for name, i in special.items():
@@ -115,7 +118,8 @@ class ByteBPE:
                 if self.bytes_of[a] + self.bytes_of[b] != self.bytes_of[new]:
                     raise ValueError(cli.message('byte.spells_not', n=rank, a=a, b=b,
                                                  name=terminal.quoted(names[new], 30)))
-                continue  # never applied: that text stays text, as tokenizers cuts the name out first
+                # never applied: that text stays text, as tokenizers cuts the name out first
+                continue
             self.bytes_of[new] = self.bytes_of[a] + self.bytes_of[b]
             self._ranks.setdefault(a * self.vocab_size + b, rank)
         self._merges_applied = [merge for merge in merges if merge[1] not in names]
@@ -128,12 +132,14 @@ class ByteBPE:
         self._lines_apart = newline is not None and all(newline not in pair for pair, _ in merges)
         self._done = {}  # piece (or chunk of pieces) -> its ids: one met again is merged once
         self._replay = None  # the replayer of long pieces, built the first time one comes
-        self.vocab = self.bytes_of  # what each id stands for: its bytes (a special token: its name's)
+        # what each id stands for: its bytes (a special token: its name's)
+        self.vocab = self.bytes_of
 
     @classmethod
-    def train(cls, text, count=None, special=None, pattern=None, *, vocab_size=None, rules='lesson'):
-        """count merges, or as many as make vocab_size ids, learned on the bytes of text (a str, or a
-        list of documents), inside its pieces with a pattern; by the lesson's rules or by those of
+    def train(cls, text, count=None, special=None, pattern=None, *, vocab_size=None,
+              rules='lesson'):
+        """count merges, or as many as make vocab_size ids, learned on the bytes of text (a str, or
+        a list of documents), inside its pieces with a pattern; by the lesson's rules or by those of
         tokenizers (rules='tokenizers', where, as in its BpeTrainer and ByteLevel, there are no
         special tokens and the pattern is GPT-2's unless given: the module's docstring says how
         the two differ). special: the names of the special tokens (the lesson's rules: SPECIAL)."""
@@ -165,17 +171,21 @@ class ByteBPE:
         that is not allowed instead (lab/kinds/special.py)."""
         if isinstance(text, str):  # (anything else: encode_with_specials says what it takes)
             _refuse_surrogates(text)  # here, where the place is counted from the start of the text
-        return encode_with_specials(text, self.special_ids, self.special_index, self.encode_plain, allowed,
+        return encode_with_specials(text, self.special_ids, self.special_index, self.encode_plain,
+                                    allowed,
                                     disallowed)
 
     def encode_plain(self, text):
         _refuse_surrogates(text)
-        if self.pattern == 'gpt2':  # cut chunk by chunk, a chunk met again merged once (patterns.py)
+        # cut chunk by chunk, a chunk met again merged once (patterns.py)
+        if self.pattern == 'gpt2':
             chunks, regex = CHUNK.findall(text), compiled('gpt2')
             ids = []
             for chunk in chunks:
                 if chunk not in self._done:
-                    self.remember(chunk, [i for piece in regex.findall(chunk) for i in self.piece_ids(piece)])
+                    self.remember(chunk,
+                                  [i for piece in regex.findall(chunk)
+                                   for i in self.piece_ids(piece)])
                 ids += self._done[chunk]
             return ids
         if self.pattern:
@@ -193,18 +203,21 @@ class ByteBPE:
             if len(data) >= LONG_PIECE and self.replayer():
                 self.remember(piece, self._replay(data.decode('latin-1')))
             else:
-                self.remember(piece, encode_line(list(map(self.byte_ids.__getitem__, data)), self._ranks,
+                self.remember(piece,
+                              encode_line(list(map(self.byte_ids.__getitem__, data)), self._ranks,
                                                  self._made, self.vocab_size))
         return self._done[piece]
 
     def replayer(self):
-        """The replayer of lab/fast for this tokenizer's merges, over bytes written as the characters
-        U+0000-U+00FF; None when too few characters are left for its tokens. Its merges are made as
-        training makes them (layout_problem), so replaying them gives what merging by rank gives."""
+        """The replayer of lab/fast for this tokenizer's merges, over bytes written as the
+        characters U+0000-U+00FF; None when too few characters are left for its tokens. Its merges
+        are made as training makes them (layout_problem), so replaying them gives what merging by
+        rank gives."""
         if self._replay is None:
             chars = {chr(b): i for b, i in enumerate(self.byte_ids) if i is not None}
             bytes_as = SimpleNamespace(chars=chars,
-                                       vocab=range(self.vocab_size), merges=self._merges_applied, encode=None)
+                                       vocab=range(self.vocab_size), merges=self._merges_applied,
+                                       encode=None)
             self._replay = replayer(bytes_as) or False
         return self._replay
 
@@ -218,7 +231,8 @@ class ByteBPE:
         ids = checks.known_ids(ids, self.vocab_size)
         specials = set(self.special_ids.values())
         data = b''.join(self.bytes_of[i] for i in ids if i not in specials or not skip_special)
-        return data.decode('utf-8', errors='replace')  # once, at the end: a character may span tokens
+        # once, at the end: a character may span tokens
+        return data.decode('utf-8', errors='replace')
 
     def state(self):
         return {'special': self.special_ids, 'byte_ids': self.byte_ids, 'merges': self.merges,
@@ -236,8 +250,10 @@ def _train_as_tokenizers(cls, texts, count, special, pattern):
     tokens, the bytes in the order of their characters, then each merge, the most frequent pair
     first and of those the pair of smaller ids, down to pairs seen once."""
     bad = next((name for name in special if len(name) == 1 and name in BYTE_OF), None)
-    if bad is not None:  # tokenizers would give that byte the special token's id, and nothing to the byte
-        raise ValueError(cli.message('byte.special_is_byte', name=terminal.quoted(bad), byte=BYTE_OF[bad]))
+    # tokenizers would give that byte the special token's id, and nothing to the byte
+    if bad is not None:
+        raise ValueError(cli.message('byte.special_is_byte', name=terminal.quoted(bad),
+                                     byte=BYTE_OF[bad]))
     words = {}
     for piece, n in count_pieces_fast(pattern, texts).items():
         word = _as_chars(piece).translate(_AS_BYTE_CHARACTERS)
@@ -249,7 +265,8 @@ def _train_as_tokenizers(cls, texts, count, special, pattern):
         raise ValueError(cli.message('byte.merge_makes_special', name=terminal.quoted(clash, 30)))
     first = len(special)
     byte_ids = [first + alphabet.index(ch) for ch in BYTE_CHARACTERS]
-    return cls([[[first + a, first + b], first + new] for (a, b), new in merges], special, byte_ids, pattern)
+    return cls([[[first + a, first + b], first + new] for (a, b), new in merges], special, byte_ids,
+               pattern)
 
 
 def _is_id(i):
@@ -261,7 +278,8 @@ def _byte_only(special, byte_ids):
     token as the character ByteLevel writes a byte as ('Ġ', the space): there the byte is encoded
     as that token's id, which stands for the byte."""
     names = {i: name for name, i in special.items()}
-    return [i for b, i in enumerate(byte_ids) if i is not None and names.get(i) != BYTE_CHARACTERS[b]]
+    return [i for b,
+            i in enumerate(byte_ids) if i is not None and names.get(i) != BYTE_CHARACTERS[b]]
 
 
 def _layout_problem(special, byte_ids, merges, pattern):
@@ -287,12 +305,15 @@ def _layout_problem(special, byte_ids, merges, pattern):
         return cli.message('byte.ids_once', last=len(taken) - 1)
     before = -1
     for n, ((a, b), new) in enumerate(merges):
-        if new in names and a in size and b in size:  # into a special token's name: checked by its bytes
-            size[new] = size[a] + size[b]  # later merges may use it, as in tokenizers (they never apply)
+        # into a special token's name: checked by its bytes
+        if new in names and a in size and b in size:
+            # later merges may use it, as in tokenizers (they never apply)
+            size[new] = size[a] + size[b]
             continue
         if not (a in size and b in size and new > before):
             return cli.message('byte.merge_order', n=n, a=a, b=b, new=new)
         size[new], before = size[a] + size[b], new
     if sum(size.values()) > MOST_BYTES:
-        return cli.message('byte.too_many_bytes', bytes=f'{sum(size.values()):,}', most=f'{MOST_BYTES:,}')
+        return cli.message('byte.too_many_bytes', bytes=f'{sum(size.values()):,}',
+                           most=f'{MOST_BYTES:,}')
     return None

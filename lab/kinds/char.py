@@ -32,7 +32,8 @@ class CharBPE:
         """count merges, or as many as make vocab_size ids, learned on text (a str, or a list of
         documents, which no merge joins)."""
         texts = texts_of(text)
-        count = merges_to_learn(count, vocab_size, len(lessons.base_vocabulary(''.join(texts))), 'char')
+        count = merges_to_learn(count, vocab_size, len(lessons.base_vocabulary(''.join(texts))),
+                                'char')
         tok = fast.train(texts, count)
         return cls(tok.vocab, tok.merges)
 

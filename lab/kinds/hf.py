@@ -38,7 +38,8 @@ from lab.plumbing import cli, terminal
 NO_MODEL_OPTIONS = {'dropout': None, 'continuing_subword_prefix': None, 'end_of_word_suffix': None,
                     'fuse_unk': False, 'byte_fallback': False, 'ignore_merges': False}
 FUSE = {'type': 'Fuse'}
-BYTE_LEVEL_DECODER = {'type': 'ByteLevel', 'add_prefix_space': True, 'trim_offsets': True, 'use_regex': True}
+BYTE_LEVEL_DECODER = {'type': 'ByteLevel', 'add_prefix_space': True, 'trim_offsets': True,
+                      'use_regex': True}
 
 
 # Ours to theirs ---------------------------------------------------------------------------
@@ -49,11 +50,13 @@ def to_hf(tok):
     ids = {}
     for i, piece in enumerate(pieces):
         if piece in ids:  # e.g. 'ab' + 'c' and 'a' + 'bc': the format maps a string to one id
-            raise ValueError(cli.message('hf.twice', piece=show(tok, piece), first=ids[piece], second=i))
+            raise ValueError(cli.message('hf.twice', piece=show(tok, piece), first=ids[piece],
+                                         second=i))
         ids[piece] = i
     byte_level = tok.kind == 'byte'
     model = {'type': 'BPE', **NO_MODEL_OPTIONS, 'unk_token': None if byte_level else checks.UNKNOWN,
-             'vocab': ids, 'merges': [[pieces[a], pieces[b]] for (a, b), _ in tok.state()['merges']]}
+             'vocab': ids,
+             'merges': [[pieces[a], pieces[b]] for (a, b), _ in tok.state()['merges']]}
     return {'version': '1.0', 'truncation': None, 'padding': None,
             'added_tokens': [added_token(name, i) for name, i in tok.special_ids.items()],
             'normalizer': None, 'pre_tokenizer': pre_tokenizer(tok), 'post_processor': None,
@@ -67,7 +70,8 @@ def hf_pieces(tok):
     if tok.kind == 'byte':
         return [names[i] if i in names else ''.join(BYTE_CHARACTERS[b] for b in tok.token_bytes(i))
                 for i in range(tok.vocab_size)]
-    return [names[i] if i in names else tok.token_bytes(i).decode('utf-8') for i in range(tok.vocab_size)]
+    return [names[i] if i in names else tok.token_bytes(i).decode('utf-8')
+            for i in range(tok.vocab_size)]
 
 
 def show(tok, piece):
@@ -88,7 +92,8 @@ def split(pattern):
 
 
 def byte_level(use_regex):
-    return {'type': 'ByteLevel', 'add_prefix_space': False, 'trim_offsets': True, 'use_regex': use_regex}
+    return {'type': 'ByteLevel', 'add_prefix_space': False, 'trim_offsets': True,
+            'use_regex': use_regex}
 
 
 def pre_tokenizer(tok):
@@ -111,7 +116,8 @@ def from_hf(data):
     if not isinstance(model, dict) or model.get('type') != 'BPE':
         raise ValueError(cli.message('hf.not_bpe'))
     for step in ['normalizer', 'post_processor', 'truncation', 'padding']:  # each changes the ids
-        if data.get(step) is not None and not (step == 'post_processor' and is_byte_level(data[step])):
+        if data.get(step) is not None and not (step == 'post_processor'
+                                               and is_byte_level(data[step])):
             raise ValueError(cli.message('hf.step', step=step, type=type_of(data[step])))
     for option, value in NO_MODEL_OPTIONS.items():
         if model.get(option, value) != value:
@@ -119,7 +125,8 @@ def from_hf(data):
                                          value=terminal.quoted(model[option], 20)))
     vocab, merges, special = read_model(model, data.get('added_tokens') or [])
     cut = read_pre_tokenizer(data.get('pre_tokenizer'))
-    decoder = 'ByteLevel' if cut[0] == 'byte' else 'Fuse'  # what gives back the text as a kind here does
+    # what gives back the text as a kind here does
+    decoder = 'ByteLevel' if cut[0] == 'byte' else 'Fuse'
     if type_of(data.get('decoder')) != decoder:  # no decoder: tokenizers joins tokens with spaces
         if not data.get('decoder'):
             raise ValueError(cli.message('hf.no_decoder', want=decoder))
@@ -131,11 +138,13 @@ def from_hf(data):
     if model.get('unk_token') != checks.UNKNOWN:
         raise ValueError(cli.message('hf.unknown'))
     if special:
-        if cut[0] != 'char' or sorted(special.values()) != list(range(len(vocab) - len(special), len(vocab))):
+        last_ids = list(range(len(vocab) - len(special), len(vocab)))
+        if cut[0] != 'char' or sorted(special.values()) != last_ids:
             raise ValueError(cli.message('hf.special_last'))
         return SpecialBPE(vocab[:len(vocab) - len(special)], merges, list(special))
     if cut[0] == 'word':  # a space, at the end of a token, is </w>
-        return WordBPE([piece[:-1] + END if piece.endswith(' ') else piece for piece in vocab], merges)
+        return WordBPE([piece[:-1] + END if piece.endswith(' ') else piece for piece in vocab],
+                       merges)
     return PieceBPE(vocab, merges, cut[1]) if cut[0] == 'piece' else CharBPE(vocab, merges)
 
 
@@ -157,9 +166,11 @@ def read_model(model, added):
         raise ValueError(cli.message('hf.added_list'))
     special, after = {}, max(ids.values(), default=-1) + 1
     for token in added:
-        if not (isinstance(token, dict) and token.get('special') and isinstance(token.get('content'), str)):
+        if not (isinstance(token, dict) and token.get('special')
+                and isinstance(token.get('content'), str)):
             content = token.get('content') if isinstance(token, dict) else token
-            raise ValueError(cli.message('hf.added_not_special', name=terminal.clip(repr(content), 20)))
+            raise ValueError(cli.message('hf.added_not_special',
+                                         name=terminal.clip(repr(content), 20)))
         name = token['content']
         for option in ('lstrip', 'rstrip', 'single_word'):  # each changes where tokenizers finds it
             if token.get(option):
@@ -179,7 +190,8 @@ def read_model(model, added):
     for pair in pairs:
         if isinstance(pair, str) and pair.count(' ') == 1:  # the older way to write one: "a b"
             pair = pair.split(' ')
-        if not (isinstance(pair, list) and len(pair) == 2 and all(isinstance(piece, str) for piece in pair)
+        if not (isinstance(pair, list) and len(pair) == 2
+                and all(isinstance(piece, str) for piece in pair)
                 and all(piece in ids for piece in pair)
                 and pair[0] + pair[1] in ids):
             raise ValueError(cli.message('hf.merge', n=len(merges), pair=terminal.quoted(pair, 24)))
@@ -191,7 +203,8 @@ def read_pre_tokenizer(step):
     """('char' | 'word' | 'piece' | 'byte', pattern name or None) for a pre-tokenizer."""
     if step is None:
         return 'char', None
-    steps = step.get('pretokenizers') if isinstance(step, dict) and step.get('type') == 'Sequence' else [step]
+    sequence = isinstance(step, dict) and step.get('type') == 'Sequence'
+    steps = step.get('pretokenizers') if sequence else [step]
     if not isinstance(steps, list) or not 1 <= len(steps) <= 2:
         raise ValueError(cli.message('hf.pre_tokenizer', type=type_of(step)))
     pattern = None
@@ -230,7 +243,8 @@ def byte_kind(vocab, merges, special, pattern):
     byte_ids = [None] * 256
     for i, piece in enumerate(vocab):
         if piece in special:
-            if len(piece) == 1 and piece in BYTE_OF and special[piece] == i:  # its byte's id too, as there
+            # its byte's id too, as there
+            if len(piece) == 1 and piece in BYTE_OF and special[piece] == i:
                 byte_ids[BYTE_OF[piece]] = i
             continue
         if len(piece) == 1 and piece in BYTE_OF:

@@ -15,7 +15,8 @@ def _strings(tok):
         pieces = hf_pieces(tok)
         ids = {}
         for i, piece in enumerate(pieces):
-            ids.setdefault(piece, i)  # a string under two ids (ab+c, a+bc): the first, as the file refuses
+            # a string under two ids (ab+c, a+bc): the first, as the file refuses
+            ids.setdefault(piece, i)
         tok._strings = pieces, ids
     return tok._strings
 

@@ -35,8 +35,8 @@ from lab.plumbing import cli, processes, terminal
 
 PATTERNS = {
     'gpt2': r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+""",
-    'gpt4': r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*"""
-            r"""|\s*[\r\n]+|\s+(?!\S)|\s+""",
+    'gpt4': r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}"""
+            r"""| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+""",
     'space': r""" ?[^ ]+| """,
     'line': r"""[^\n]+|\n""",
     'word': r"""\S+ ?|\s""",
@@ -49,20 +49,22 @@ WHITESPACE = '\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f
 
 # What a pattern of one's own is tried on before it is taken: letters, digits, spaces, a line
 # end, symbols and Korean, so that one matching the empty string anywhere there is refused.
-_TRIED_ON = ("It's 2 a.m. 안녕, world! The quick brown fox jumps over it\n\t x+=1 " + 'a' * 40 + '! '
-             + ' ' * 40 + '1' * 40 + '#')
+_TRIED_ON = ("It's 2 a.m. 안녕, world! The quick brown fox jumps over it\n\t x+=1 "
+             + 'a' * 40 + '! ' + ' ' * 40 + '1' * 40 + '#')
 # Characters a second that a pattern of one's own cuts at the least, past _CUT_SECONDS a text
 # (GPT-2's pattern cuts some 4,000,000): slower, it backtracks without end on this text, and is
 # stopped.
 CUT_EVERY_SECOND = 100_000
 _CUT_SECONDS = 2
 # Seconds a pattern of one's own may take on _TRIED_ON: nested repeats such as (a+)+ backtrack for
-# ever on a run of letters (Python's re has no time limit), where any sound pattern takes microseconds.
+# ever on a run of letters (Python's re has no time limit), where any sound pattern takes
+# microseconds.
 _TRIAL_SECONDS = 1
 
 
 def as_typed(pattern, most):
-    """A pattern quoted as typed (its backslashes single, unlike repr), clipped to most characters."""
+    """A pattern quoted as typed (its backslashes single, unlike repr),
+    clipped to most characters."""
     return f"'{terminal.clip(terminal.shown(pattern), most)}'"
 
 
@@ -89,7 +91,8 @@ def pattern_problem(pattern):
                            why=terminal.clip(getattr(e, "msg", None) or str(e), 50))
     try:
         with processes.clock_limit(_TRIAL_SECONDS):
-            found = [regex.match('')] + [m for m in regex.finditer(_TRIED_ON) if m.start() == m.end()]
+            found = [regex.match('')] + [m for m in regex.finditer(_TRIED_ON)
+                                         if m.start() == m.end()]
     except TimeoutError:
         return cli.message('pattern.backtracks_trial', pattern=said)
     if any(found):
@@ -107,7 +110,8 @@ def read_otherwise(pattern):
         token = pattern[i:i + 2] if pattern[i] == '\\' else pattern[i]
         if token in ('\\w', '\\W', '\\d', '\\D', '\\b', '\\B', '\\Z', '\\z', '\\A') or \
                 in_class and pattern.startswith('[:', i) or not in_class and token == '$':
-            return token if not pattern.startswith('[:', i) else pattern[i:pattern.find(':]', i) + 2]
+            return token if not pattern.startswith('[:',
+                                                   i) else pattern[i:pattern.find(':]', i) + 2]
         if not in_class and pattern.startswith('(?', i) and re.match(r'\(\?[a-zA-Z]', pattern[i:]):
             return re.match(r'\(\?[a-zA-Z-]*', pattern[i:]).group(0) + ')'
         in_class = token == '[' or (in_class and token != ']')
@@ -169,7 +173,8 @@ def cut(pattern, text):
     except TimeoutError:
         raise ValueError(cli.message('pattern.backtracks', pattern=as_typed(pattern, 14))) from None
     for found in found_all:
-        if found.start() == found.end():  # a lookaround alone, say: no piece, and nothing would merge
+        # a lookaround alone, say: no piece, and nothing would merge
+        if found.start() == found.end():
             raise ValueError(cli.message('pattern.nothing_at', at=f'{found.start():,}',
                                          pattern=as_typed(pattern, 14)))
         if found.start() > start:
@@ -213,7 +218,8 @@ def count_pieces_fast(pattern, texts, jobs=None):
             shares.append(share)
             share, held = [], 0
     shares += [share] if share else []
-    counted = encoding.in_processes_or_here(_count_start, pattern, _count_share, shares, jobs, asked,
+    counted = encoding.in_processes_or_here(_count_start, pattern, _count_share, shares, jobs,
+                                            asked,
                                             lambda: [count_pieces(pattern, texts)])
     total = counted[0]
     for more in counted[1:]:

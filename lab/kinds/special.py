@@ -85,14 +85,17 @@ def encode_with_specials(text, special_ids, index, encode_plain, allowed=(), dis
     elif isinstance(allowed, str):  # allowed='<eos>' would be its characters, one by one
         raise ValueError(cli.message('special.allowed_value'))
     allowed = set(allowed)
-    unknown = [name for name in allowed if name not in special_ids]  # allowed - keys() would read every key
+    # allowed - keys() would read every key
+    unknown = [name for name in allowed if name not in special_ids]
     if unknown:
-        raise ValueError(cli.message('special.allowed_unknown', name=terminal.quoted(sorted(unknown)[0], 30)))
+        raise ValueError(cli.message('special.allowed_unknown',
+                                     name=terminal.quoted(sorted(unknown)[0], 30)))
     if disallowed == 'refuse' and len(allowed) < len(special_ids):
         refused = [(at, name) for at, name in find(text, index) if name not in allowed]
         if refused:
             at, name = refused[0]
-            raise ValueError(cli.message('special.refused', name=terminal.quoted(name, 30), at=f'{at:,}'))
+            raise ValueError(cli.message('special.refused', name=terminal.quoted(name, 30),
+                                         at=f'{at:,}'))
     if not allowed:
         return encode_plain(text)
     ids, start = [], 0
@@ -112,10 +115,12 @@ class SpecialBPE:
         if problem:
             raise ValueError(problem)
         self.bpe_vocab, self.merges, self.special = vocab, merges, special
-        self.vocab = vocab + special  # what each id stands for: the lesson's tokens, then the special ones
+        # what each id stands for: the lesson's tokens, then the special ones
+        self.vocab = vocab + special
         self.lesson = lessons.lesson_bpe(vocab, merges)
         self.fast_encode = fast.encoder(self.lesson)
-        self.special_ids = {name: len(vocab) + n for n, name in enumerate(special)}  # after the last BPE id
+        # after the last BPE id
+        self.special_ids = {name: len(vocab) + n for n, name in enumerate(special)}
         self.special_index = index_of(special)
         self.vocab_size = len(vocab) + len(special)
 
@@ -135,14 +140,16 @@ class SpecialBPE:
         """Ids of text. Special strings in allowed ('all': every one) become their ids; any other
         special string in text is encoded as the ordinary characters it is made of or, with
         disallowed='refuse', refused (ValueError naming it and where it is)."""
-        return encode_with_specials(text, self.special_ids, self.special_index, self.fast_encode, allowed,
+        return encode_with_specials(text, self.special_ids, self.special_index, self.fast_encode,
+                                    allowed,
                                     disallowed)
 
     def decode(self, ids, skip_special=False):
         """The text of ids: special ids as their strings, or left out with skip_special."""
         ids = checks.known_ids(ids, self.vocab_size)
         names = {i: name for name, i in self.special_ids.items()}
-        return ''.join(('' if skip_special else names[i]) if i in names else self.vocab[i] for i in ids)
+        return ''.join(('' if skip_special else names[i]) if i in names else self.vocab[i]
+                       for i in ids)
 
     def state(self):
         return {'vocab': self.bpe_vocab, 'merges': self.merges, 'special': self.special}

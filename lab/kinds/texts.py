@@ -13,7 +13,8 @@ HOW = ['paragraphs', 'lines', 'jsonl']  # what --documents takes
 
 def texts_of(text):
     """text as a list of documents: [text] for a str, a list of the documents for any iterable of
-    str (a list, a generator, as tokenizers' train_from_iterator takes); TypeError for anything else."""
+    str (a list, a generator, as tokenizers' train_from_iterator takes); TypeError for anything
+    else."""
     if isinstance(text, str):
         return [text]
     if not isinstance(text, (bytes, bytearray, dict)):
@@ -23,17 +24,20 @@ def texts_of(text):
             docs = None
         if docs is not None and all(isinstance(doc, str) for doc in docs):
             return docs
-    raise TypeError(f'train takes a str or an iterable of str (documents), not {type(text).__name__}')
+    raise TypeError(
+        f'train takes a str or an iterable of str (documents), not {type(text).__name__}')
 
 
 def merges_to_learn(count, vocab_size, base, kind):
     """How many merges to learn: count, or as many as make vocab_size ids when base ids come first.
     Exactly one of the two is given."""
     if (count is None) == (vocab_size is None):
-        raise TypeError('train takes count (merges to learn) or vocab_size (ids in all), one of the two')
+        raise TypeError(
+            'train takes count (merges to learn) or vocab_size (ids in all), one of the two')
     number = count if vocab_size is None else vocab_size
     if type(number) is not int or number < 0:
-        raise TypeError(f'{"count" if vocab_size is None else "vocab_size"} must be a whole number >= 0')
+        raise TypeError(
+            f'{"count" if vocab_size is None else "vocab_size"} must be a whole number >= 0')
     if vocab_size is None:
         return count
     if vocab_size < base:
@@ -51,17 +55,20 @@ def documents(text, how=None):
     if how == 'lines':
         return lines, 'one a line'
     if how == 'jsonl':
-        return [json_document(line, n) for n, line in enumerate(text.split('\n'), 1) if line.strip()], \
+        return [json_document(line, n) for n,
+                line in enumerate(text.split('\n'), 1) if line.strip()], \
             'one JSON document a line'
     q_then_a = ('Q: ', 'A: ')  # the lesson's data: a question's line, then its answer's, in turn
-    if how is None and lines and all(line.startswith(q_then_a[n % 2]) for n, line in enumerate(lines)):
+    if how is None and lines and all(line.startswith(q_then_a[n % 2]) for n,
+                                     line in enumerate(lines)):
         return ['\n'.join(lines[n:n + 2]) for n in range(0, len(lines), 2)], 'one Q/A pair each'
     paragraphs = [p.strip('\n') for p in text.split('\n\n')]
     return [p for p in paragraphs if p.strip()], 'paragraphs between blank lines'
 
 
 def json_document(line, number):
-    """The text of one line of JSON lines: a string, or an object's "text"; ValueError naming the line."""
+    """The text of one line of JSON lines: a string, or an object's "text";
+    ValueError naming the line."""
     try:
         value = reading.strict_json(line)  # a number of 5,000 digits or nesting too deep: said, too
     except (RecursionError, ValueError) as e:

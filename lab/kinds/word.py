@@ -50,8 +50,10 @@ class WordBPE:
         for n, ((a, b), new) in enumerate(merges):
             spoken.append(spoken[a] + spoken[b])
             if not compiled('word').fullmatch(spoken[new]):
-                raise ValueError(cli.message('word.across', n=n, piece=terminal.quoted(spoken[new], 30)))
-        self.spoken = lessons.lesson_bpe(spoken, merges)  # the same tokenizer, with END written as a space
+                raise ValueError(cli.message('word.across', n=n,
+                                             piece=terminal.quoted(spoken[new], 30)))
+        # the same tokenizer, with END written as a space
+        self.spoken = lessons.lesson_bpe(spoken, merges)
         self.fast_encode = fast.encoder(self.spoken)
 
     @classmethod
@@ -80,7 +82,8 @@ class WordBPE:
             return self.fast_encode(text)
         ids = []
         for part in re.split(f'([{re.escape("".join(unknown_spaces))}])', text):
-            ids += [self.unknown_id] if len(part) == 1 and part in unknown_spaces else self.fast_encode(part)
+            unknown = len(part) == 1 and part in unknown_spaces
+            ids += [self.unknown_id] if unknown else self.fast_encode(part)
         return ids
 
     def decode(self, ids):

@@ -36,14 +36,18 @@ def read(path, lang, version):
     """load()'s catalog, read once a version of the file (a process that says many messages, the
     tests', reads it once, and again when it is edited)."""
     try:
-        words = json.loads(path.read_text(encoding='utf-8-sig'))  # -sig: a byte order mark, as Notepad saves
+        # -sig: a byte order mark, as Notepad saves
+        words = json.loads(path.read_text(encoding='utf-8-sig'))
     except (OSError, ValueError) as e:
         raise BadCatalog(f'{path} cannot be read ({getattr(e, "strerror", None) or e}): '
                          f'git checkout -- lab/locale/{lang}.json') from None
     if not isinstance(words, dict):
-        raise BadCatalog(f'{path} is not a JSON object of messages: git checkout -- lab/locale/{lang}.json')
-    return {key: '\n'.join(value) if isinstance(value, list) else value for key, value in words.items()
-            if isinstance(value, str) or isinstance(value, list) and all(isinstance(v, str) for v in value)}
+        raise BadCatalog(
+            f'{path} is not a JSON object of messages: git checkout -- lab/locale/{lang}.json')
+    return {key: '\n'.join(value) if isinstance(value, list) else value for key,
+            value in words.items()
+            if isinstance(value, str) or isinstance(value, list)
+            and all(isinstance(v, str) for v in value)}
 
 
 def language_code(name):

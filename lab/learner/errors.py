@@ -14,7 +14,8 @@ from pathlib import Path
 from lab.learner import catalogs, explain
 
 ROOT = Path(__file__).resolve().parent.parent.parent  # the project folder: lab/learner/ is in it
-SELFCHECK = 'python3 -m lab.selfcheck checks tokenizer.py rule by rule'  # errors.selfcheck, in English
+# errors.selfcheck, in English
+SELFCHECK = 'python3 -m lab.selfcheck checks tokenizer.py rule by rule'
 
 
 class NotTheLessons(ValueError):
@@ -31,11 +32,13 @@ def learners_error(error, words=None):
     if lines is None:
         return None
     words = words or catalogs.catalog('en')  # read only for an error that is the learner's
-    return [catalogs.render(words, key, fields) for key, fields in [*lines, ('errors.selfcheck', {})]]
+    return [catalogs.render(words, key, fields) for key,
+            fields in [*lines, ('errors.selfcheck', {})]]
 
 
 def _what_it_means(error):
-    """learners_error's lines, as [(message key, fields)], or None when the error is not the learner's."""
+    """learners_error's lines, as [(message key, fields)], or None when the error
+    is not the learner's."""
     module = sys.modules.get('tokenizer')
     mine = os.path.realpath(getattr(module, '__file__', None) or 'tokenizer.py')
     unreadable = isinstance(error, (SyntaxError, ValueError)) and 'null bytes' in str(error)
@@ -50,8 +53,10 @@ def _what_it_means(error):
     if not (isinstance(error, SyntaxError) and os.path.realpath(error.filename or '') == mine):
         frames = traceback.extract_tb(error.__traceback__)
         last = frames[-1] if frames else None
-        if last and os.path.realpath(last.filename) == mine and (last.line or '').startswith('raise'):
-            return None  # raised on purpose: a check in tokenizer.py refusing bad input, one line as any
+        if last and os.path.realpath(last.filename) == mine and \
+                (last.line or '').startswith('raise'):
+            # raised on purpose: a check in tokenizer.py refusing bad input, one line as any
+            return None
         learners = False
         for frame in frames:
             path = os.path.realpath(frame.filename)
@@ -76,17 +81,22 @@ def interrupted_in_learners_file(error, words=None):
     words = words or catalogs.catalog('en')
     module = sys.modules.get('tokenizer')
     mine = os.path.realpath(getattr(module, '__file__', None) or 'tokenizer.py')
-    def stopped_in(frame):  # a function of the file, or a loop at its top level (not a comprehension)
+    # a function of the file, or a loop at its top level (not a comprehension)
+    def stopped_in(frame):
         at_top = frame.name == '<module>' and (frame.line or '').startswith(('while', 'for'))
-        return os.path.realpath(frame.filename) == mine and frame.lineno and (at_top or frame.name[0] != '<')
+        return os.path.realpath(frame.filename) == mine and frame.lineno and \
+            (at_top or frame.name[0] != '<')
     frames = [frame for frame in traceback.extract_tb(error.__traceback__) if stopped_in(frame)]
     if not frames:
         return []
     places = catalogs.render(words, 'errors.then', {}).join(
-        catalogs.render(words, 'errors.at_top' if frame.name == '<module>' else 'errors.in_function',
-                        {'line': str(frame.lineno), 'function': frame.name}) for frame in frames[-3:])
+        catalogs.render(words,
+                        'errors.at_top' if frame.name == '<module>' else 'errors.in_function',
+                        {'line': str(frame.lineno), 'function': frame.name})
+                        for frame in frames[-3:])
     which = 'errors.stopped_one' if len(frames) == 1 else 'errors.stopped_many'
-    return [catalogs.render(words, which, {'places': places}), catalogs.render(words, 'errors.selfcheck', {})]
+    return [catalogs.render(words, which, {'places': places}),
+            catalogs.render(words, 'errors.selfcheck', {})]
 
 
 def raised_in_learners_file(error):
@@ -107,12 +117,16 @@ def _calls_the_lesson_wrongly(error):
         return False
     lacking = explain.NO_ATTRIBUTE.match(str(error))
     if lacking:
-        return lacking.group(1) in [*explain.METHODS, *explain.ATTRIBUTES]  # a lab's own slip is its own
+        # a lab's own slip is its own
+        return lacking.group(1) in [*explain.METHODS, *explain.ATTRIBUTES]
     frames = traceback.extract_tb(error.__traceback__)
     line = frames[-1].line or '' if frames else ''
     calling = re.search(r'\bBPE\.train\(|\btok\.(encode|decode|state|vocab|merges|chars)\b', line)
-    if calling and re.search(r"'(NoneType|tuple|list|dict|str|int)' object|type 'NoneType'", str(error)):
-        return True  # what train or encode gave back, used where the lesson's would be: None, a tuple
-    called = re.match(r'(?:BPE\.)?(\w+)\(\) ', str(error))  # 'BPE.train() missing...', before 3.10 'train()'
+    if calling and re.search(r"'(NoneType|tuple|list|dict|str|int)' object|type 'NoneType'",
+                             str(error)):
+        # what train or encode gave back, used where the lesson's would be: None, a tuple
+        return True
+    # 'BPE.train() missing...', before 3.10 'train()'
+    called = re.match(r'(?:BPE\.)?(\w+)\(\) ', str(error))
     lessons = [*explain.METHODS, 'BPE', 'merge']
     return isinstance(error, TypeError) and bool(called) and called.group(1) in lessons

@@ -1,4 +1,5 @@
-"""What an error raised by your tokenizer.py means, in words: one explainer for the tutor and the labs.
+"""What an error raised by your tokenizer.py means, in words: one explainer for the tutor and the
+labs.
 
 Python's traceback names the error, the files and the lines. For a learner the useful
 part is shorter: what the error means, the line of their own file, which part of the
@@ -25,16 +26,20 @@ from lab.learner.parts import METHODS, STARTS
 
 DETAIL = 300  # characters of an error's own message that are said
 # The errors the catalogs say in words, as 'error.NAME'
-KNOWN_ERRORS = ['AssertionError', 'AttributeError', 'FileNotFoundError', 'ImportError', 'IndentationError',
-                'IndexError', 'KeyError', 'MemoryError', 'NameError', 'RecursionError', 'SyntaxError',
+KNOWN_ERRORS = ['AssertionError', 'AttributeError', 'FileNotFoundError', 'ImportError',
+                'IndentationError',
+                'IndexError', 'KeyError', 'MemoryError', 'NameError', 'RecursionError',
+                'SyntaxError',
                 'TabError',
                 'TimeoutError', 'TypeError', 'UnboundLocalError', 'ValueError', 'ZeroDivisionError']
 # a name the lesson imports, left out of the first lines: the line that imports it
 IMPORTS = {'json': 'import json', 'Counter': 'from collections import Counter',
            'Path': 'from pathlib import Path',
-           'os': 'import os', 'sys': 'import sys', 'collections': 'import collections', 're': 'import re'}
+           'os': 'import os', 'sys': 'import sys', 'collections': 'import collections',
+           're': 'import re'}
 # the hints that name another line than the one Python stopped at: the line to mend
-MENDED_ELSEWHERE = {'hint.dedented', 'hint.pasted_prompt', 'hint.pasted_numbers', 'hint.pasted_output'}
+MENDED_ELSEWHERE = {'hint.dedented', 'hint.pasted_prompt', 'hint.pasted_numbers',
+                    'hint.pasted_output'}
 # an endless loop, by the function it was in when time ran out
 LOOPS = {'merge': 'hint.loop_merge', 'train': 'hint.loop_train'}
 ATTRIBUTES = ['vocab', 'merges', 'chars']  # set in __init__ as self.NAME
@@ -76,7 +81,8 @@ def where(error, path, source='', settled=()):
     mine = os.path.realpath(path)
     if isinstance(error, SyntaxError) and os.path.realpath(error.filename or '') == mine:
         return error.lineno, None
-    frames = [f for f in traceback.extract_tb(error.__traceback__)  # a line of None: 3.11, stopped mid-line
+    # a line of None: 3.11, stopped mid-line
+    frames = [f for f in traceback.extract_tb(error.__traceback__)
               if f.lineno and real_path(f.filename) == mine]
     unsettled = [f for f in frames if part_of_line(source, f.lineno) not in settled]
     frames = frames[:frames.index(unsettled[-1]) + 1] if settled and unsettled else frames
@@ -103,7 +109,8 @@ def explain(error, path, source, seconds=None, settled=()):
     kind = type(error).__name__
     detail = f'{seconds} s' if isinstance(error, TimeoutError) and seconds else \
         error.msg if isinstance(error, SyntaxError) else str(error)
-    for folder in (os.path.dirname(os.__file__), os.getcwd()):  # Python's own, the tutor's copy: noise
+    # Python's own, the tutor's copy: noise
+    for folder in (os.path.dirname(os.__file__), os.getcwd()):
         detail = detail.replace(os.path.join(folder, ''), '')
     if len(detail) > DETAIL:  # an error's message may be a megabyte: a few lines of it say enough
         detail = detail[:DETAIL - 3] + '...'
@@ -193,7 +200,8 @@ def main_guard_slip(source):
         return False
     for node in tree.body:
         test = node.test if isinstance(node, ast.If) else None
-        if isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and test.left.id == '__name__':
+        if isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and \
+                test.left.id == '__name__':
             other = test.comparators[0]
             return not (isinstance(other, ast.Constant) and other.value == '__main__')
     return False
@@ -234,7 +242,8 @@ def hint_for(error, kind, detail, function, code, source=''):
     if kind == 'NameError' and function in METHODS and function != 'train' and missing and \
             missing.group(1) in ATTRIBUTES:  # train, a classmethod, has vocab and merges of its own
         return 'hint.self', {'name': missing.group(1)}
-    if kind == 'ImportError' and "cannot import name 'merge'" in detail and misplaced(source, 'merge'):
+    if kind == 'ImportError' and "cannot import name 'merge'" in detail and \
+            misplaced(source, 'merge'):
         return misplaced(source, 'merge')
     if kind == 'ImportError' and "cannot import name 'merge'" in detail:
         inside = merge_in_class()
@@ -283,7 +292,8 @@ def defs_in(source):
                 walk(node.body, node.name)
             elif isinstance(node, ast.ClassDef):
                 walk(node.body, 'class' if where == 'top' else where)
-            elif isinstance(node, ast.If) and "id='__name__'" in ast.dump(node.test) and where == 'top':
+            elif isinstance(node,
+                            ast.If) and "id='__name__'" in ast.dump(node.test) and where == 'top':
                 walk(node.body + node.orelse, 'main')
             elif isinstance(node, (ast.If, ast.For, ast.While, ast.With, ast.Try)):
                 walk(getattr(node, 'body', []) + getattr(node, 'orelse', []), where)
@@ -312,7 +322,8 @@ def misplaced(source, name):
 def dedented(source, error):
     """The hint for a line indented less than the lines around it (merges = [] one level out):
     Python names the line after it, 'unexpected indent', where the line to mend is this one."""
-    if not isinstance(error, IndentationError) or not (error.msg or '').startswith('unexpected indent'):
+    if not isinstance(error,
+                      IndentationError) or not (error.msg or '').startswith('unexpected indent'):
         return None
     lines = source.splitlines()
     code = [(n, line) for n, line in enumerate(lines[:(error.lineno or 1) - 1], 1)
@@ -346,9 +357,11 @@ def missing_from_bpe(name):
     if name not in METHODS or not isinstance(bpe, type):
         return None
     part = str(METHODS[name])
-    if callable(vars(module).get(name)) or isinstance(vars(module).get(name), (classmethod, staticmethod)):
+    if callable(vars(module).get(name)) or isinstance(vars(module).get(name),
+                                                      (classmethod, staticmethod)):
         return 'hint.outside_class', {'name': name, 'part': part}
-    typed = [key for key, value in vars(bpe).items() if key not in METHODS and  # not a slip for another
+    # not a slip for another
+    typed = [key for key, value in vars(bpe).items() if key not in METHODS and
              (callable(value) or isinstance(value, classmethod))]
     close = difflib.get_close_matches(name, typed, 1, 0.7)
     if close:

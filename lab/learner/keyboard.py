@@ -18,7 +18,8 @@ import unicodedata
 JAMO_KEYS = dict(zip('ㅂㅈㄷㄱㅅㅛㅕㅑㅐㅔㅁㄴㅇㄹㅎㅗㅓㅏㅣㅋㅌㅊㅍㅠㅜㅡㅃㅉㄸㄲㅆㅒㅖ',
                      'qwertyuiopasdfghjklzxcvbnmQWERTOP'))
 SPACES = {'\u00a0', '\u3000', '\u2002', '\u2003', '\u2009'}
-INVISIBLE = {'\u200b', '\u200c', '\u200d', '\u2060', '\ufeff'}  # zero width: nothing to type instead
+# zero width: nothing to type instead
+INVISIBLE = {'\u200b', '\u200c', '\u200d', '\u2060', '\ufeff'}
 QUOTES = {'\u2018': "'", '\u2019': "'", '\u201a': "'", '\u201c': '"', '\u201d': '"', '\u201e': '"'}
 DASHES = {'\u2212': '-', '\u2013': '-', '\u2014': '-'}
 INVALID = re.compile(r"invalid (?:non-printable )?character(?: '.')? ?\(?U\+([0-9A-Fa-f]{4,6})\)?")
@@ -50,7 +51,8 @@ def slip(char, line, text):
     kind, typed = ascii_for(char) or ('other', '')
     column = text.index(char) + 1 if char in text else 0
     shown = repr(char)[1:-1] if not char.isprintable() or char in SPACES | INVISIBLE else char
-    return [f'hint.keyboard_{kind}', {'char': shown, 'name': name_of(char), 'code': f'U+{ord(char):04X}',
+    return [f'hint.keyboard_{kind}',
+            {'char': shown, 'name': name_of(char), 'code': f'U+{ord(char):04X}',
                                       'line': str(line), 'column': str(column), 'ascii': typed}]
 
 

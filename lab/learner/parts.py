@@ -30,6 +30,7 @@ NUMBERS = range(len(PARTS))
 LABS = PARTS[-1].number
 UNITS = {unit: part.number for part in PARTS for unit in part.units}  # {'BPE.train': 3, ...}
 METHODS = {unit[len('BPE.'):]: number for unit, number in UNITS.items() if unit.startswith('BPE.')}
-FUNCTIONS = {number: unit.split('.')[-1] for unit, number in UNITS.items()  # part -> its one function
+# part -> its one function
+FUNCTIONS = {number: unit.split('.')[-1] for unit, number in UNITS.items()
              if unit not in ('<imports>', '__main__') and len(PARTS[number].units) == 1}
 STARTS = [(part.number, part.starts) for part in PARTS if part.starts is not None]

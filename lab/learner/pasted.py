@@ -11,9 +11,10 @@ import re
 
 PROMPT = re.compile(r'\s*(>>>|\.\.\.)( |$)')
 NUMBERED = re.compile(r'\s*\d+(\s+\S|\s*$)')  # 12    def merge(...): a number, then the code
-PRINTED = re.compile(r'\s*(\$ |PS [A-Z]:.*> |~.*\$ |Traceback \(most recent call last\)|File ".*", line \d+'
-                     r'|vocab: \d+ merges: \d+|roundtrip: |[A-Z]\w*(Error|Exception|Warning)\b.*: |'
-                     r'[\^~ ]*\^[\^~ ]*$|python3? )')
+PRINTED = re.compile(
+    r'\s*(\$ |PS [A-Z]:.*> |~.*\$ |Traceback \(most recent call last\)|File ".*", line \d+'
+    r'|vocab: \d+ merges: \d+|roundtrip: |[A-Z]\w*(Error|Exception|Warning)\b.*: |'
+    r'[\^~ ]*\^[\^~ ]*$|python3? )')
 
 
 def pasted(source, line):
@@ -26,12 +27,16 @@ def pasted(source, line):
         return 'hint.pasted_prompt', {'lines': numbers(found)}
     if NUMBERED.match(text) and not _is_code(text):
         found = [n for n, typed in enumerate(lines, 1) if NUMBERED.match(typed) and
-                 (not _is_code(typed) or typed.strip().isdigit())]  # a blank line of the listing: its number
-        if len(found) > 1 and len(found) >= 0.8 * (found[-1] - found[0] + 1):  # a listing: 23 @classmethod
-            found = range(found[0], found[-1] + 1)  # is code to Python, a product of 23 and classmethod
+                 # a blank line of the listing: its number
+                 (not _is_code(typed) or typed.strip().isdigit())]
+        # a listing: 23 @classmethod
+        if len(found) > 1 and len(found) >= 0.8 * (found[-1] - found[0] + 1):
+            # is code to Python, a product of 23 and classmethod
+            found = range(found[0], found[-1] + 1)
         if len(found) > 1:
             return 'hint.pasted_numbers', {'lines': numbers(found)}
-    if PRINTED.match(text):  # Python stopped here: no code, whatever it looks like (roundtrip: OK [29])
+    # Python stopped here: no code, whatever it looks like (roundtrip: OK [29])
+    if PRINTED.match(text):
         first = last = line
         while first > 1 and _printed(lines, first - 1):
             first -= 1

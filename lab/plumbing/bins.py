@@ -70,7 +70,8 @@ def window_starts(tokens, block_size, batch_size, seed=None):
         raise ValueError(cli.message('bins.sizes', block=terminal.clip(repr(block_size), 20),
                                      batch=terminal.clip(repr(batch_size), 20)))
     if tokens < block_size + 1:
-        raise ValueError(cli.message('bins.no_window', tokens=f'{tokens:,}', block=f'{block_size:,}',
+        raise ValueError(cli.message('bins.no_window', tokens=f'{tokens:,}',
+                                     block=f'{block_size:,}',
                                      needs=f'{block_size + 1:,}'))
     rng = random.Random(seed)
     return [rng.randrange(tokens - block_size) for _ in range(batch_size)]

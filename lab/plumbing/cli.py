@@ -18,13 +18,14 @@ from lab.plumbing import locations, measures, terminal
 
 
 def say_if_read_otherwise(path):
-    """One line on stderr when read_text did not keep the bytes of the file: '\\r\\n' or a lone '\\r'
-    read as '\\n', a byte order mark left out. What is trained or prepared never sees them, and a
-    byte-level tokenizer spends a token more a line on the file as it is."""
+    """One line on stderr when read_text did not keep the bytes of the file: '\\r\\n' or a lone
+    '\\r' read as '\\n', a byte order mark left out. What is trained or prepared never sees them,
+    and a byte-level tokenizer spends a token more a line on the file as it is."""
     with open(path, 'rb') as file:
         data = file.read()
     ends = [f'{n:,} {name}' for name, n in
-            [('\\r\\n', data.count(b'\r\n')), ('\\r', data.count(b'\r') - data.count(b'\r\n'))] if n]
+            [('\\r\\n', data.count(b'\r\n')), ('\\r', data.count(b'\r') - data.count(b'\r\n'))]
+            if n]
     changed = [message('cli.read_as_newline', ends=", ".join(ends))] if ends else []
     if data.startswith(codecs.BOM_UTF8):
         changed.append(message('cli.bom_left_out'))
@@ -54,7 +55,8 @@ def parser(doc):
     lang, words = speak(catalogs.language(sys.argv[1:], os.environ))
     try_next = doc[doc.find('Try next'):].strip() if 'Try next' in doc else None
     about = doc.strip().split('\n\n')[0]
-    if lang != 'en':  # what the lab shows and what to try next, in the learner's words, within 80 columns
+    # what the lab shows and what to try next, in the learner's words, within 80 columns
+    if lang != 'en':
         name = _lab_name().removeprefix('lab.')
         about = terminal.fill(words.get(f'about.{name}', about))
         try_next = _refilled(words.get(f'next.{name}', try_next))
@@ -64,7 +66,8 @@ def parser(doc):
     # allow_abbrev: --la ko would be --lang to argparse, and no language to the catalogs
     made = argparse.ArgumentParser(prog=f'python3 -m {_lab_name()}', description=about,
                                    epilog=try_next, formatter_class=formatter, allow_abbrev=False)
-    made.add_argument('--lang', type=catalogs.language_code, choices=catalogs.languages(), metavar='LANG',
+    made.add_argument('--lang', type=catalogs.language_code, choices=catalogs.languages(),
+                      metavar='LANG',
                       help=argparse._("the language to speak: ko or en (default: the locale's)"))
     return _escape_errors(made)
 
@@ -73,7 +76,8 @@ def _refilled(text):
     """text with each run of lines of prose filled within 80 columns (Hangul counts two), its
     indented lines (commands to type) as they are."""
     lines, prose = [], []
-    for line in text.split('\n') + ['    ']:  # an indented line at the end: the last prose is filled
+    # an indented line at the end: the last prose is filled
+    for line in text.split('\n') + ['    ']:
         if line.startswith('    '):
             if prose:
                 lines += terminal.fill(' '.join(prose)).split('\n')
@@ -88,7 +92,8 @@ class _Formatter(argparse.RawDescriptionHelpFormatter):
     """argparse's help, each argument's help in the lab's language: its English text is the key
     ('help.TEXT') in the catalogs, as gettext looks up a message by its text."""
 
-    def _split_lines(self, text, width):  # by the columns shown, as terminal.fill wraps: Hangul takes two
+    # by the columns shown, as terminal.fill wraps: Hangul takes two
+    def _split_lines(self, text, width):
         return terminal.fill(' '.join(text.split()), columns=width).split('\n')
 
     def _expand_help(self, action):
@@ -107,7 +112,8 @@ def speak(lang):
     gettext lookups answered from the catalogs' 'argparse.' messages: (the language, its words).
     The lab's own lines (message()) are said in the same words from then on."""
     words = catalogs.catalog(lang)
-    if not catalogs.can_show(words, sys.stdout):  # a dash EUC-KR lacks is written as a lookalike (run)
+    # a dash EUC-KR lacks is written as a lookalike (run)
+    if not catalogs.can_show(words, sys.stdout):
         lang, words = 'en', catalogs.catalog('en')
     argparse._ = lambda text: words.get(f'argparse.{text}', text)
     argparse.ngettext = lambda one, many, n: argparse._(one if n == 1 else many)
@@ -182,10 +188,12 @@ def add_tokenizer(parser, what):
 
 
 def add_out(parser, default, what, kind):
-    """--out PATH and --force, the file (or folder) a lab writes: the same in every lab that writes."""
+    """--out PATH and --force, the file (or folder) a lab writes: the same in
+    every lab that writes."""
     parser.add_argument('--out', type=Path, default=default, metavar='PATH',
                         help=what if default is None else f'{what} (default: %(default)s)')
-    parser.add_argument('--force', action='store_true', help=f'replace PATH even if it is not {kind}')
+    parser.add_argument('--force', action='store_true',
+                        help=f'replace PATH even if it is not {kind}')
 
 
 def checked_by(problem_of):
@@ -201,7 +209,8 @@ def checked_by(problem_of):
 def whole_number(text):
     """An argparse type: a whole number >= 0."""
     if not text.isdigit():
-        raise argparse.ArgumentTypeError(message('cli.not_whole', text=terminal.quoted(text, 20), least=0))
+        raise argparse.ArgumentTypeError(message('cli.not_whole', text=terminal.quoted(text, 20),
+                                                 least=0))
     return int(text)
 
 
@@ -210,13 +219,15 @@ def integer(text):
     try:
         return int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(message('cli.not_integer', text=terminal.quoted(text, 20))) from None
+        raise argparse.ArgumentTypeError(message('cli.not_integer',
+                                                 text=terminal.quoted(text, 20))) from None
 
 
 def positive(text):
     """An argparse type: a whole number >= 1."""
     if not text.isdigit() or int(text) < 1:
-        raise argparse.ArgumentTypeError(message('cli.not_whole', text=terminal.quoted(text, 20), least=1))
+        raise argparse.ArgumentTypeError(message('cli.not_whole', text=terminal.quoted(text, 20),
+                                                 least=1))
     return int(text)
 
 
@@ -278,7 +289,8 @@ def run(main):
     Ctrl-C one line and exit 130, SIGTERM one line and exit 143, a reader that stops early
     (| head) ends it quietly, and so does a full disk under stdout, in one line. What the
     terminal cannot show (Korean under LC_ALL=C) is written as escapes."""
-    if sys.stdout is None:  # started with >&-, before the lab's parser chose a language: chosen here
+    # started with >&-, before the lab's parser chose a language: chosen here
+    if sys.stdout is None:
         speak(catalogs.language(sys.argv[1:], os.environ))
         fail(message('cli.stdout_closed'))
     for stream in sys.stdout, sys.stderr:
@@ -305,22 +317,28 @@ def ending(error):
     if isinstance(error, Terminated):
         return 143, [message('cli.terminated')], False  # 128 + SIGTERM
     if isinstance(error, KeyboardInterrupt):
-        return 130, [message('cli.interrupted'), *errors.interrupted_in_learners_file(error, _words())], False
+        return 130, [message('cli.interrupted'),
+                     *errors.interrupted_in_learners_file(error, _words())], False
     if isinstance(error, BrokenPipeError):
-        return 141, [], True  # 128 + SIGPIPE, what a shell shows for a program stopped by a closed pipe
+        # 128 + SIGPIPE, what a shell shows for a program stopped by a closed pipe
+        return 141, [], True
     said = errors.learners_error(error, _words())
     if said:  # what, where, and the tutor; no traceback
         return 1, said, False
-    if isinstance(error, OSError) and error.errno in (errno.ENOSPC, errno.EIO):  # stdout: files say theirs
+    # stdout: files say theirs
+    if isinstance(error, OSError) and error.errno in (errno.ENOSPC, errno.EIO):
         return 1, [message('cli.cannot_write', why=os_error(error))], True
-    if isinstance(error, MemoryError):  # before any file is written: each is saved whole, at the end
+    # before any file is written: each is saved whole, at the end
+    if isinstance(error, MemoryError):
         return 1, [message('cli.memory')], False
     if isinstance(error, Said):
         return 1, error.lines, False
-    if isinstance(error, measures.TooFewLines):  # said below the catalogs, in English: here in the lab's
+    # said below the catalogs, in English: here in the lab's
+    if isinstance(error, measures.TooFewLines):
         return 1, [message('measures.two_lines')], False
     tutor = locations.TUTOR
-    if isinstance(error, ValueError) and str(error).endswith(f': {tutor}'):  # tokenizer.py's to mend:
+    # tokenizer.py's to mend:
+    if isinstance(error, ValueError) and str(error).endswith(f': {tutor}'):
         # the tutor on a line of its own
         return 1, [str(error)[:-len(tutor) - 2], message('errors.selfcheck')], False
     return (1, [str(error)], False) if isinstance(error, ValueError) else None
@@ -334,7 +352,8 @@ def say(code, lines, stdout_gone=False, name=None):
     if stdout_gone:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     if sys.stderr:
-        terminal.status()  # a line of long work is cleared first: the message starts a line of its own
+        # a line of long work is cleared first: the message starts a line of its own
+        terminal.status()
         name = name or _lab_name()
         for line in lines:
             print(terminal.fill(terminal.shown(str(line)), f'{name}: ', '  '), file=sys.stderr)
@@ -356,7 +375,10 @@ def _uncaught(name, kind, error, traceback_):
     os._exit(code)  # sys.exit cannot be raised from here
 
 
-if _lab_name().startswith('lab.'):  # a lab runs: what tokenizer.py does as it is imported ends as main would
-    sys.excepthook = functools.partial(_uncaught, _lab_name())  # named now: runpy may put back __main__
-    if threading.current_thread() is threading.main_thread():  # SIGTERM too, before run() sets it again
+# a lab runs: what tokenizer.py does as it is imported ends as main would
+if _lab_name().startswith('lab.'):
+    # named now: runpy may put back __main__
+    sys.excepthook = functools.partial(_uncaught, _lab_name())
+    # SIGTERM too, before run() sets it again
+    if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, terminated)

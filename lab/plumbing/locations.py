@@ -10,4 +10,5 @@ SETTINGS_LIMIT = 4096  # bytes: {"merges": 12} needs 14
 # A million tokens of a hundred characters, far past anything trained here, fits in this.
 TOKENIZER_LIMIT = 256 * 2**20
 MAKE_TOKENIZER = 'python3 tokenizer.py makes it'
-TUTOR = 'python3 -m lab.selfcheck'  # at the end of an error for tokenizer.py to mend (cli.ending: SELFCHECK)
+# at the end of an error for tokenizer.py to mend (cli.ending: SELFCHECK)
+TUTOR = 'python3 -m lab.selfcheck'

@@ -14,7 +14,8 @@ def percentile(values, p):
 
 
 def first_difference(a, b):
-    """The first position where two sequences differ (the shorter one's length if one is a prefix)."""
+    """The first position where two sequences differ (the shorter one's
+    length if one is a prefix)."""
     return next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
 
 
@@ -32,7 +33,8 @@ def hold_out(text, rate):
     if len(lines) < 2:
         raise TooFewLines
     held = min(len(lines) - 1, max(1, round(len(lines) * rate)))
-    return ''.join(line + '\n' for line in lines[:-held]), ''.join(line + '\n' for line in lines[-held:])
+    return (''.join(line + '\n' for line in lines[:-held]),
+            ''.join(line + '\n' for line in lines[-held:]))
 
 
 def first_line(text):
@@ -41,7 +43,8 @@ def first_line(text):
 
 
 def lines_of(text):
-    """The lines of a text without their newlines; a last newline ends a line, it does not start one."""
+    """The lines of a text without their newlines; a last newline ends a line,
+    it does not start one."""
     lines = text.split('\n')
     return lines[:-1] if text.endswith('\n') else lines
 
@@ -54,7 +57,8 @@ def has_lines(printed, wanted):
     return all(any(line.endswith(want) for line in lines) for want in wanted)
 
 
-HANGUL = re.compile('[\u1100-\u11ff\u3130-\u318f\uac00-\ud7a3]')  # jamo, compatibility jamo, syllables
+# jamo, compatibility jamo, syllables
+HANGUL = re.compile('[\u1100-\u11ff\u3130-\u318f\uac00-\ud7a3]')
 
 
 def not_nfc(text):
@@ -74,5 +78,6 @@ def not_nfc(text):
                 characters += max(len(line) - same, 1)
                 continue
             matcher = difflib.SequenceMatcher(None, line, nfc, autojunk=False)
-            characters += sum(i2 - i1 for op, i1, i2, _, _ in matcher.get_opcodes() if op != 'equal')
+            characters += sum(i2 - i1 for op, i1, i2, _,
+                              _ in matcher.get_opcodes() if op != 'equal')
     return characters, lines

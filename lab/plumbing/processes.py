@@ -15,7 +15,8 @@ def clock_limit(seconds, error=TimeoutError):
     """error raised in the block once seconds have passed by the clock, in the main thread (in
     another, no limit: Python runs signal handlers in the main thread only). Python's re checks
     for signals as it matches, so a match that backtracks without end is stopped too."""
-    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, 'setitimer'):
+    if threading.current_thread() is not threading.main_thread() or \
+            not hasattr(signal, 'setitimer'):
         yield
         return
 

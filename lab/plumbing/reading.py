@@ -66,15 +66,18 @@ def _memory_bytes():
 
 
 def _refuse_what_cannot_fit(path):
-    """ValueError, before a byte is read, for a text the labs would need more memory for than there is."""
+    """ValueError, before a byte is read, for a text the labs would need more
+    memory for than there is."""
     try:
         size = os.stat(path).st_size
     except OSError:
         return  # read_bytes says what is wrong
     memory = _memory_bytes()
     if memory and size * MEMORY_PER_TEXT_BYTE > memory:
-        most = memory // MEMORY_PER_TEXT_BYTE // 2**20  # the labs need about that much for each byte
-        raise ValueError(cli.message('reading.too_large_for_memory', path=path, size=f'{size / 2**20:,.0f}',
+        # the labs need about that much for each byte
+        most = memory // MEMORY_PER_TEXT_BYTE // 2**20
+        raise ValueError(cli.message('reading.too_large_for_memory', path=path,
+                                     size=f'{size / 2**20:,.0f}',
                                      memory=f'{memory / 2**30:,.1f}', most=f'{most:,}'))
 
 
@@ -87,7 +90,8 @@ def read_text(path, fix=A_TEXT_FILE, limit=None):
     data = read_bytes(path, fix, limit)
     try:
         text = data.decode('utf-8-sig')
-    except UnicodeDecodeError as e:  # e.object: the bytes after a byte order mark, as e.start counts
+    # e.object: the bytes after a byte order mark, as e.start counts
+    except UnicodeDecodeError as e:
         line, byte = e.object.count(b'\n', 0, e.start) + 1, e.object[e.start]
         if _is_cp949_korean(data):
             name = Path(path).name
@@ -97,7 +101,8 @@ def read_text(path, fix=A_TEXT_FILE, limit=None):
         raise ValueError(said) from None
     if not text:  # a byte order mark alone (Notepad's empty "UTF-8 with BOM") is empty too
         raise ValueError(cli.message('reading.empty', path=path, fix=cli.phrase(fix)))
-    if '\x00' * 2 in text or text.count('\x00') * 4 > len(text):  # UTF-16 as UTF-8: NUL by each letter
+    # UTF-16 as UTF-8: NUL by each letter
+    if '\x00' * 2 in text or text.count('\x00') * 4 > len(text):
         raise ValueError(cli.message('reading.utf16', path=path))
     if '\x00' in text:  # a stray one: no text file means it, and the labs would show it as \x00
         line = text.count('\n', 0, text.index('\x00')) + 1
@@ -132,7 +137,8 @@ def strict_json(text):
 
     def whole(digits):
         if len(digits.lstrip('-')) > 18:
-            raise ValueError(cli.message('reading.json_digits', digits=f'{len(digits.lstrip("-")):,}'))
+            raise ValueError(cli.message('reading.json_digits',
+                                         digits=f'{len(digits.lstrip("-")):,}'))
         return int(digits)
 
     def refuse(name):
@@ -141,8 +147,9 @@ def strict_json(text):
 
 
 def json_problem(error):
-    """What is wrong with JSON that strict_json raised error on, in the lab's language: where Python's
-    json stopped and what that means (its own words are a parser's), or strict_json's own words."""
+    """What is wrong with JSON that strict_json raised error on, in the lab's language: where
+    Python's json stopped and what that means (its own words are a parser's), or strict_json's own
+    words."""
     if isinstance(error, RecursionError):
         return cli.message('reading.json_deep')
     if isinstance(error, json.JSONDecodeError):
@@ -152,7 +159,8 @@ def json_problem(error):
 
 
 def read_json(path, fix, limit=locations.TOKENIZER_LIMIT):
-    """The parsed JSON of a file; ValueError names the file and the fix when it is not sound JSON."""
+    """The parsed JSON of a file; ValueError names the file and the fix when
+    it is not sound JSON."""
     text = read_text(path, fix, limit)
     try:
         return strict_json(text)

@@ -22,7 +22,8 @@ def json_with(*keys):
     return test
 
 
-def check_output_path(path, kind, is_kind, inputs=(), force=False, fix='give --out another file name'):
+def check_output_path(path, kind, is_kind, inputs=(), force=False,
+                      fix='give --out another file name'):
     """Refuse, before any long work, an output the user cannot or should not mean: a folder,
     a device, a read-only file, one of the inputs, or a file that is not a `kind` (is_kind
     tells) unless force. A symlink is written through: its target is replaced, the link stays.
@@ -49,7 +50,8 @@ def check_output_path(path, kind, is_kind, inputs=(), force=False, fix='give --o
         os.close(fd)
         os.unlink(probe)
     except OSError as e:
-        raise ValueError(cli.message('saving.cannot_write', path=shown_path, why=cli.os_error(e))) from None
+        raise ValueError(cli.message('saving.cannot_write', path=shown_path,
+                                     why=cli.os_error(e))) from None
     return path
 
 
@@ -82,7 +84,8 @@ def save_together(files):
         for tmp, *_ in staged:
             if tmp and os.path.lexists(tmp):
                 os.unlink(tmp)
-    last = {path: (shown_path, ours) for _, path, shown_path, ours in staged}  # a path given twice: its last
+    # a path given twice: its last
+    last = {path: (shown_path, ours) for _, path, shown_path, ours in staged}
     for path, (shown_path, ours) in last.items():
         try:
             there = os.stat(path)
@@ -101,7 +104,8 @@ def _signals_held(signals=(signal.SIGINT, signal.SIGTERM)):
         yield
         return
     came = []
-    before = {number: signal.signal(number, lambda number, _: came.append(number)) for number in signals}
+    before = {number: signal.signal(number, lambda number, _: came.append(number))
+              for number in signals}
     try:
         yield
     finally:
@@ -129,7 +133,8 @@ def _staged_copy(data, path):
     try:
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f'.{path.name}.', suffix='.tmp')
     except OSError as e:
-        raise ValueError(cli.message('saving.cannot_write', path=shown_path, why=cli.os_error(e))) from None
+        raise ValueError(cli.message('saving.cannot_write', path=shown_path,
+                                     why=cli.os_error(e))) from None
     try:
         with os.fdopen(fd, 'wb') as f:
             f.write(data)

@@ -22,7 +22,8 @@ def width(text):
     """Columns text takes on a terminal: wide (CJK, emoji) 2, combining marks 0."""
     if text.isascii():  # most of what the labs print: a column a character
         return len(text)
-    return sum(0 if unicodedata.combining(ch) else 2 if unicodedata.east_asian_width(ch) in 'WF' else 1
+    return sum(0 if unicodedata.combining(ch) else 2 if unicodedata.east_asian_width(ch) in 'WF'
+               else 1
                for ch in text)
 
 
@@ -31,8 +32,10 @@ def quoted(value, columns=40):
     megabyte, and a message is one line. The repr of a long string is taken of its start only."""
     if isinstance(value, str):
         return clip(repr(value[:columns + 1]), columns)
-    short = reprlib.Repr()  # a list of a million, nested a million deep: only its start, no RecursionError
-    short.maxlevel, short.maxlist, short.maxdict, short.maxstring, short.maxother = 3, 4, 4, columns, columns
+    # a list of a million, nested a million deep: only its start, no RecursionError
+    short = reprlib.Repr()
+    short.maxlevel, short.maxlist, short.maxdict = 3, 4, 4
+    short.maxstring = short.maxother = columns
     return clip(short.repr(value), columns)
 
 
@@ -92,7 +95,8 @@ def _code_break(line, columns):
         if width(line[:at]) > columns:
             break
         if quote:
-            escaped, quote = ch == '\\' and not escaped, None if ch == quote and not escaped else quote
+            closed = ch == quote and not escaped
+            escaped, quote = ch == '\\' and not escaped, None if closed else quote
         elif ch in '\'"':
             quote = ch
         elif ch == ' ' and line[:at].strip():
@@ -110,7 +114,8 @@ def _words_of(text, columns):
             words.append(text[start:at])
             start = at + 1
     words.append(text[start:])
-    return [part for word in words for part in (word.split(' ') if width(word) > columns else [word])]
+    return [part for word in words
+            for part in (word.split(' ') if width(word) > columns else [word])]
 
 
 def _fitting(text, columns, start=0):
@@ -159,8 +164,10 @@ def status(text=''):
     status() clears it. Nothing when stderr is not a terminal: a log or a pipe gets results only."""
     if not (sys.stderr and sys.stderr.isatty()) or not (text or _STATUS['shown']):
         return
-    text = clip(text, 79)  # by the columns shown: a line wider than the terminal wraps, and \r redraws half
-    print(f'\r{text}{" " * (79 - width(text))}' if text else f'\r{" " * 79}\r', end='', file=sys.stderr,
+    # by the columns shown: a line wider than the terminal wraps, and \r redraws half
+    text = clip(text, 79)
+    print(f'\r{text}{" " * (79 - width(text))}' if text else f'\r{" " * 79}\r', end='',
+          file=sys.stderr,
           flush=True)
     _STATUS['shown'] = bool(text)
 
@@ -170,7 +177,8 @@ def use_colour(stream=None):
     return stream.isatty() and not os.environ.get('NO_COLOR') and os.environ.get('TERM') != 'dumb'
 
 
-# punctuation a terminal's encoding may lack (EUC-KR has no em dash), as the ASCII that looks like it
+# punctuation a terminal's encoding may lack (EUC-KR has no em dash), as the ASCII that looks like
+# it
 _LOOKALIKES = {'\u2014': '-', '\u2013': '-', '\u2212': '-', '\u00b7': '.', '\u2026': '...',
               '\u2018': "'", '\u2019': "'", '\u201c': '"', '\u201d': '"', '\u2192': '->'}
 
@@ -179,7 +187,8 @@ def _lookalike(error):
     """A codec error handler: a character the terminal lacks as the ASCII it looks like, else as
     an escape (\\uXXXX), so that one dash never turns a Korean screen into English."""
     bad = error.object[error.start:error.end]
-    said = ''.join(_LOOKALIKES.get(c) or c.encode('ascii', 'backslashreplace').decode() for c in bad)
+    said = ''.join(_LOOKALIKES.get(c) or c.encode('ascii', 'backslashreplace').decode()
+                   for c in bad)
     return said, error.end
 
 

@@ -12,7 +12,8 @@ import sys
 import time
 from pathlib import Path
 
-if __package__ != 'lab.selfcheck':  # python3 lab/selfcheck/__main__.py, or python3 -m selfcheck in lab/
+# python3 lab/selfcheck/__main__.py, or python3 -m selfcheck in lab/
+if __package__ != 'lab.selfcheck':
     sys.exit(f'run the tutor from the project folder ({Path(__file__).resolve().parents[2]}) as: '
              'python3 -m lab.selfcheck')
 
@@ -34,7 +35,8 @@ def arguments(argv, words):
         elif arg == '--watch':
             watch = True
         elif arg == '--lang' or arg.startswith('--lang='):
-            value = arg.split('=', 1)[1] if '=' in arg else argv[n + 1] if n + 1 < len(argv) else None
+            value = arg.split('=',
+                              1)[1] if '=' in arg else argv[n + 1] if n + 1 < len(argv) else None
             skip = '=' not in arg
             if value is None or catalogs.language_code(value) not in catalogs.languages():
                 langs = ', '.join(catalogs.languages())
@@ -71,7 +73,8 @@ def watch(path, words, shown_file):
             except check.Unreadable as e:  # a file being saved may be empty or missing for a moment
                 print(terminal.shown(catalogs.render(words, *e.args[0])), flush=True)
             print(words['watching'], flush=True)
-        time.sleep(0.2)  # five times a second: a save feels answered at once, and a stat costs nothing
+        # five times a second: a save feels answered at once, and a stat costs nothing
+        time.sleep(0.2)
 
 
 def watched(path):

@@ -54,9 +54,11 @@ def typed_names(source):
                                and not stub(item))
                 if 'merge' in methods:
                     names.add('merge')  # typed, inside the class: its rules say where it belongs
-        elif isinstance(node, ast.If) and "id='__name__'" in ast.dump(node.test):  # '__main__', or a slip
+        # '__main__', or a slip
+        elif isinstance(node, ast.If) and "id='__name__'" in ast.dump(node.test):
             names.add('__main__')
-    for name, _, _, where, _ in explain.defs_in(source):  # typed in the wrong place: its rules say where
+    # typed in the wrong place: its rules say where
+    for name, _, _, where, _ in explain.defs_in(source):
         if where not in ('top', 'class') and (name == 'merge' or name in explain.METHODS):
             (names if name == 'merge' else methods).add(name)
     if 'BPE' in names:
@@ -91,11 +93,14 @@ def read(path):
     except FileNotFoundError as e:
         folder = Path(path).parent
         found = labs.misplaced(folder, Path(path).stem, Path(path)) if folder.is_dir() else None
-        if found is not None:  # saved as tokenizer.py.txt, or in lab/: the file is there, by another name
+        # saved as tokenizer.py.txt, or in lab/: the file is there, by another name
+        if found is not None:
             shown = os.path.relpath(found)
             command = f'mv {shlex.quote(shown)} {shlex.quote(str(path))}'
-            raise Unreadable(['file_misplaced', {'file': str(path), 'found': shown, 'command': command}])
-        raise Unreadable(['file_missing', {'file': str(path), 'why': e.strerror or str(e)}]) from None
+            raise Unreadable(['file_misplaced',
+                              {'file': str(path), 'found': shown, 'command': command}])
+        raise Unreadable(['file_missing',
+                          {'file': str(path), 'why': e.strerror or str(e)}]) from None
     except OSError as e:
         raise Unreadable(['file_unreadable',
                           {'file': str(path), 'why': e.strerror or str(e)}]) from None
@@ -110,20 +115,23 @@ def read(path):
 
 def readable_part(source):
     """(the part of source Python can read, None or (the part holding the SyntaxError, its lines,
-    the parts typed after it)): a file that does not compile is cut where that part starts. Compiled, not only
-    parsed: a return outside its function is found here, in its part."""
+    the parts typed after it)): a file that does not compile is cut where that part starts.
+    Compiled, not only parsed: a return outside its function is found here, in its part."""
     try:
         compiled(source)
         return source, None
     except (SyntaxError, ValueError) as raised:  # also IndentationError and TabError
         error = raised
-        if '\x00' in source:  # no file with a NUL is read (a ValueError before 3.12), and none says where
+        # no file with a NUL is read (a ValueError before 3.12), and none says where
+        if '\x00' in source:
             error = SyntaxError('source code string cannot contain null bytes',
-                                ('tokenizer.py', source[:source.index('\x00')].count('\n') + 1, None, None))
+                                ('tokenizer.py', source[:source.index('\x00')].count('\n') + 1,
+                                 None, None))
         elif not isinstance(error, SyntaxError):
             raise
         part, first = cut_before(source, error.lineno or 1)
-        said = [item for item in explain.explain(error, error.filename or '', source) if item[0] != 'look']
+        said = [item for item in explain.explain(error, error.filename or '', source)
+                if item[0] != 'look']
         said.append(['look', {'where': f'part.{part}'}])  # where its part begins, the file is cut
         later = sorted({p for _, p in explain.parts_by_line(source) if p > part})  # typed, not read
         return ''.join(source.splitlines(keepends=True)[:first - 1]), (part, said, later)
@@ -144,7 +152,8 @@ def cut_before(source, line):
     lines = source.splitlines(keepends=True)
     while True:
         part = explain.part_of_line(source, line)
-        first = min([n for n, p in explain.parts_by_line(source) if p == part and n <= line], default=1)
+        first = min([n for n, p in explain.parts_by_line(source) if p == part and n <= line],
+                    default=1)
         try:
             compiled(''.join(lines[:first - 1]))
             return part, first
@@ -175,7 +184,8 @@ def check(path, lesson_text=None):
             del CHECKED[next(iter(CHECKED))]  # the first kept goes first
     answers = json.loads(json.dumps(CHECKED[key]))  # a copy: the caller may change it
     wrong = settings_said(root / 'settings.json')
-    if wrong and answers.get(rules.COMMAND_LINE, [''])[0] == 'passed':  # the rules ran on the lesson's
+    # the rules ran on the lesson's
+    if wrong and answers.get(rules.COMMAND_LINE, [''])[0] == 'passed':
         answers[rules.COMMAND_LINE] = ['failed', [wrong, ['look', {'where': 'look.settings'}]]]
     return answers
 
@@ -205,7 +215,8 @@ def lesson():
         raise Unreadable(['lesson_missing', {'file': 'lab/lesson_train.txt'}]) from None
 
 
-def check_many(sources, lesson_text, broken=None, children=1, seconds=runner.SECONDS, typed_labs=None,
+def check_many(sources, lesson_text, broken=None, children=1, seconds=runner.SECONDS,
+               typed_labs=None,
                hash_seed=True, search=True):
     """check() for many readable sources at once, in that many children run side by side (each
     followed by one for the hash seed, where a file's rule_hash_seed held), each rule given
@@ -235,12 +246,14 @@ def check_many(sources, lesson_text, broken=None, children=1, seconds=runner.SEC
         groups = [runnable[n::children] for n in range(children)]  # every children-th job in each
         pool = concurrent.futures.ThreadPoolExecutor(children)
         try:
-            running = [pool.submit(run_children, group, seconds, hash_seed, search) for group in groups]
+            running = [pool.submit(run_children, group, seconds, hash_seed, search)
+                       for group in groups]
             while concurrent.futures.wait(running, timeout=0.2).not_done:
                 pass  # waited in short turns: a signal another thread received is handled here too
             for n, done in enumerate(running):
                 answers[n::children] = done.result()
-        except BaseException:  # Ctrl-C or SIGTERM: the children first, or the pool would wait for them
+        # Ctrl-C or SIGTERM: the children first, or the pool would wait for them
+        except BaseException:
             runner.kill_all()
             raise
         finally:
@@ -274,10 +287,12 @@ def run_children(jobs, seconds=runner.SECONDS, hash_seed=True, search=True):
             if hash_seed and found.get('rule_hash_seed', [''])[0] == 'passed']
     # the other seed's child gives rule_hash_seed's value to compare: no slip is looked for there
     seeded = [(folder, ['rule_imports', 'rule_hash_seed']) for (folder, _), _ in held]
-    for (_, found), other in zip(held, runner.run(seeded, '12345', seconds, False) if seeded else []):
+    for (_, found), other in zip(held,
+                                 runner.run(seeded, '12345', seconds, False) if seeded else []):
         theirs = other['rule_hash_seed']
         if theirs[0] == 'passed' and theirs[1] != found['rule_hash_seed'][1]:
-            found['rule_hash_seed'] = ['failed', [['hash_seed', {}], ['look', {'where': 'look.hash_seed'}]]]
+            found['rule_hash_seed'] = ['failed',
+                                       [['hash_seed', {}], ['look', {'where': 'look.hash_seed'}]]]
     return answers
 
 
@@ -296,7 +311,8 @@ def verdicts(typed, found, broken=None):
     a part not typed at all is todo."""
     answers, failed_parts, todo_parts = {}, set(), set()
     for name, part in PART_OF.items():
-        if broken and (part == broken[0] or part in broken[2]):  # typed, but Python could not read it
+        # typed, but Python could not read it
+        if broken and (part == broken[0] or part in broken[2]):
             answers[name] = ['not_checked', [['not_checked_syntax', {'part': str(broken[0])}]]]
             continue
         if broken and part >= broken[0] or not rules.NEEDS[name] <= typed:

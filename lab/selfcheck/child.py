@@ -23,14 +23,17 @@ def serve():
     fd, jobs, seconds = int(sys.argv[1]), json.loads(sys.argv[2]), float(sys.argv[3])
     search = sys.argv[4:5] != ['0']
     secret = sys.stdin.readline().strip()
-    os.dup2(os.open(os.devnull, os.O_RDONLY), 0)  # your code's input() meets an empty stdin, as before
+    # your code's input() meets an empty stdin, as before
+    os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
     limit_resources()
     adopt_orphans()
     out = os.fdopen(fd, 'w', encoding='utf-8', buffering=1)
     RUNNING.update(send=sender(out, secret), pid=os.getpid())
     del secret
-    signal.signal(signal.SIGPROF, time_is_up)  # the rules' limit is CPU time: a busy machine changes nothing
-    signal.signal(signal.SIGALRM, time_is_up)  # and the clock's, WALL times as long, for code that sleeps
+    # the rules' limit is CPU time: a busy machine changes nothing
+    signal.signal(signal.SIGPROF, time_is_up)
+    # and the clock's, WALL times as long, for code that sleeps
+    signal.signal(signal.SIGALRM, time_is_up)
     for n, (folder, names) in enumerate(jobs):
         RUNNING['job'] = n
         for name, answer in run_job(folder, names, seconds, search):
@@ -60,8 +63,10 @@ def end_child():
     os._exit(0)  # now: a thread your code started, and did not end, is not waited for
 
 
-RUNNING = {}  # in the child: how it sends an answer, and the rule running now (what time_is_up needs)
-SWALLOWED = 1  # times the time limit may fire in one rule: once more, and your code is holding on to it
+# in the child: how it sends an answer, and the rule running now (what time_is_up needs)
+RUNNING = {}
+# times the time limit may fire in one rule: once more, and your code is holding on to it
+SWALLOWED = 1
 
 
 def time_is_up(signum, frame):
@@ -84,7 +89,8 @@ def give_up(frame):
         trace = types.TracebackType(trace, frame, frame.f_lasti, frame.f_lineno)
         frame = frame.f_back
     error = TimeoutError().with_traceback(trace)
-    said = explain.explain(error, 'tokenizer.py', RUNNING['source'], RUNNING['limit'], RUNNING['settled'])
+    said = explain.explain(error, 'tokenizer.py', RUNNING['source'], RUNNING['limit'],
+                           RUNNING['settled'])
     send, job = RUNNING['send'], RUNNING.get('job', 0)
     send(job, RUNNING['name'], ['failed', said])
     for name in RUNNING['after']:
@@ -124,7 +130,8 @@ def run_job(folder, names, seconds=SECONDS, search=True):
     rules.lesson_text.cache_clear()
     rules.lesson_text()  # read before your code runs: nothing it does to the folder changes it
     source = Path('tokenizer.py').read_text(encoding='utf-8', errors='replace')
-    stuck = set()  # the parts whose code did not finish a rule: the rules that call them would wait too
+    # the parts whose code did not finish a rule: the rules that call them would wait too
+    stuck = set()
     held, broke = set(), set()  # the parts with a rule that held, that did not
     answers, wanted = [], []
     for name in names:
@@ -139,13 +146,18 @@ def run_job(folder, names, seconds=SECONDS, search=True):
         answer, stopped = answer_for(name, folder, source, limit, settled)
         RUNNING['name'] = None
         stuck |= set(rules.PARTS) if name == 'rule_imports' and answer[0] == 'failed' else stopped
-        before = {p for p in rules.CALLS[name] & broke if p < rules.PART_OF[name]}  # then it is not checked
-        if answer[0] == 'failed' and name not in rules.LABS and not before:  # a lab names its own slip
-            wanted.append((len(answers), name, limit, settled, stopped, rules.PART_OF[name] not in broke))
+        # then it is not checked
+        before = {p for p in rules.CALLS[name] & broke if p < rules.PART_OF[name]}
+        # a lab names its own slip
+        if answer[0] == 'failed' and name not in rules.LABS and not before:
+            wanted.append((len(answers), name, limit, settled, stopped,
+                           rules.PART_OF[name] not in broke))
         (held if answer[0] == 'passed' else broke).add(rules.PART_OF[name])
         answers.append((name, answer))
         yield name, answer
-    for (at, name, *_), slip in zip(wanted, slips(wanted, answers, names, folder, source) if search else []):
+    for (at, name, *_), slip in zip(wanted,
+                                    slips(wanted, answers, names, folder, source) if search
+                                    else []):
         if slip:
             yield name, [answers[at][1][0], slip_lines.said(answers[at][1][1], slip)]
 
@@ -163,10 +175,13 @@ def slips(wanted, answers, names, folder, source):
             try:
                 yield slip_for(name, names, folder, source, limit, settled, stopped,
                                raised_at(answers[at][1][1]), first)
-            except rules.TooLong:  # its search took too long: the rule's answer stands; on to the next
+            # its search took too long: the rule's answer stands; on to the next
+            except rules.TooLong:
                 yield None
-            except Exception:  # a file of a shape the finder did not foresee: the rule's answer stands
-                if os.environ.get('XSLM_TUTOR_RAISE'):  # for whoever works on the finder: its own error
+            # a file of a shape the finder did not foresee: the rule's answer stands
+            except Exception:
+                # for whoever works on the finder: its own error
+                if os.environ.get('XSLM_TUTOR_RAISE'):
                     raise
                 yield None
     try:
@@ -181,13 +196,15 @@ def answer_for(name, folder, source, limit, settled, ran=None):
     time ran out). ran: a set to add the lines of tokenizer.py that run to, or None."""
     rules.SECONDS = limit
     try:
-        with time_limit(limit), locate.lines_run(ran) if ran is not None else contextlib.nullcontext():
+        traced = locate.lines_run(ran) if ran is not None else contextlib.nullcontext()
+        with time_limit(limit), traced:
             if name == rules.COMMAND_LINE:
                 return main_block.command_line(source), set()
             if name in rules.LABS:
                 lab = rules.LABS[name]
                 printed = main_block.Printed
-                return labs.check(lab, folder, printed, rules.lesson_text(), rules.LESSON_MERGES), set()
+                return labs.check(lab, folder, printed, rules.lesson_text(),
+                                  rules.LESSON_MERGES), set()
             return ['passed', rules.CHECKS[name]()], set()
     except rules.Wrong as e:
         return ['failed', returned_in_a_loop(e.args[0], rules.PART_OF[name], source)], set()
@@ -195,7 +212,8 @@ def answer_for(name, folder, source, limit, settled, ran=None):
         # (a KeyboardInterrupt too: the child has a session of its own, so no Ctrl-C of the
         # terminal reaches it; one raised here is the learner's code's)
         stopped = set()
-        if isinstance(e, rules.TooLong):  # said as the TimeoutError it is, where it was when time ran out
+        # said as the TimeoutError it is, where it was when time ran out
+        if isinstance(e, rules.TooLong):
             e = TimeoutError().with_traceback(e.__traceback__)
             line, _ = explain.where(e, 'tokenizer.py', source, settled)
             stopped = {explain.part_of_line(source, line) if line else rules.PART_OF[name]}
@@ -204,7 +222,8 @@ def answer_for(name, folder, source, limit, settled, ran=None):
 
 def raised_at(lines):
     """The line of tokenizer.py an error was raised at, from the lines explain() says, or None."""
-    return next((int(fields['line']) for key, fields in lines if key in ('at_line', 'at_line_only')), None)
+    return next((int(fields['line']) for key,
+                 fields in lines if key in ('at_line', 'at_line_only')), None)
 
 
 def slip_for(name, names, folder, source, limit, settled, stopped, raised=None, first=True):
@@ -228,7 +247,8 @@ def slip_for(name, names, folder, source, limit, settled, stopped, raised=None, 
                              raised=None if stopped else raised, effort=first)
 
 
-TRIAL = 0.3  # seconds of CPU time for the rule on one trial of your file: the lesson's code needs ms
+# seconds of CPU time for the rule on one trial of your file: the lesson's code needs ms
+TRIAL = 0.3
 SEARCH = 3  # seconds of CPU time for the search of one slip, all its trials together
 
 

@@ -14,7 +14,8 @@ import difflib
 
 from lab.learner.parts import UNITS
 
-CHANGED, MOVED, MISSING, ADDED = 'changed', 'moved', 'missing', 'added'  # what a slip is, best first
+# what a slip is, best first
+CHANGED, MOVED, MISSING, ADDED = 'changed', 'moved', 'missing', 'added'
 
 
 def parse(source):
@@ -35,19 +36,22 @@ class _Unhinted(ast.NodeTransformer):
     def visit_AnnAssign(self, node):
         if node.value is None or not node.simple:
             return node  # a name declared, no value: a line of its own the lesson has not
-        return ast.copy_location(ast.Assign(targets=[node.target], value=node.value, type_comment=None), node)
+        return ast.copy_location(ast.Assign(targets=[node.target], value=node.value,
+                                            type_comment=None), node)
 
 
 def units(tree):
     """{unit name: (the statements, the names local to it)} of a module: each function of the
     lesson (a method by BPE.NAME, merge also when typed inside the class), the imports, and the
     __main__ block."""
-    found = {'<imports>': ([n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))], set())}
+    found = {'<imports>': ([n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))],
+                           set())}
     others = []  # functions of other names: a lesson function typed with a slip in its name
     classes = [node for node in tree.body if isinstance(node, ast.ClassDef)]
     for node in tree.body:
         if isinstance(node, ast.ClassDef) and node.name != 'BPE' and len(classes) == 1:
-            node = ast.copy_location(ast.ClassDef(name='BPE', bases=node.bases, keywords=node.keywords,
+            node = ast.copy_location(ast.ClassDef(name='BPE', bases=node.bases,
+                                                  keywords=node.keywords,
                                                   body=node.body, decorator_list=[]), node)
             node.typed = classes[0].name  # class Bpe: the one class, typed with another name
         if isinstance(node, ast.FunctionDef) and node.name == 'merge':
@@ -68,7 +72,8 @@ def units(tree):
         elif isinstance(node, ast.If) and 'id=\'__name__\'' in ast.dump(node.test):
             found['__main__'] = (node.body, set())
     for prefix, node in others:  # in the lesson's order, the first unit of its place not typed
-        left = [name for name in UNITS if name.startswith(prefix) and (prefix or name == 'merge') and
+        left = [name for name in UNITS if name.startswith(prefix) and (prefix or name == 'merge')
+                and
                 (name not in found or name == 'BPE.__init__' and len(found[name][0]) == 1)]
         if left and left[0] == 'BPE.__init__':
             found[left[0]][0].append(node)
@@ -136,7 +141,8 @@ def items(body, depth=0, main=False):
         elif isinstance(node, (ast.If, ast.While, ast.For)):
             out.append(Item(node, depth, lambda r, n=node: loop_header(n, r), node.lineno))
             out += items(node.body, depth + 1, main)
-            if len(node.orelse) == 1 and isinstance(node.orelse[0], ast.If) and isinstance(node, ast.If):
+            if len(node.orelse) == 1 and isinstance(node.orelse[0], ast.If) and \
+                    isinstance(node, ast.If):
                 out += items(node.orelse, depth, main)  # elif: an if at the same depth
             elif node.orelse:
                 out.append(Item(node, depth, lambda r: 'else', node.orelse[0].lineno - 1))
@@ -149,7 +155,8 @@ def items(body, depth=0, main=False):
                                  depth + 1, main)
         elif is_pair_assignment(node):  # a, b = x, y: the same as two assignments
             for k, (target, value) in enumerate(zip(node.targets[0].elts, node.value.elts)):
-                one = ast.copy_location(ast.Assign(targets=[target], value=value, type_comment=None), node)
+                one = ast.copy_location(ast.Assign(targets=[target], value=value,
+                                                   type_comment=None), node)
                 one.split_from = k  # the kth of the names the statement assigns
                 out.append(Item(one, depth, lambda r, n=one: code(n, r), node.lineno))
         else:
@@ -170,7 +177,8 @@ def is_print(node):
 def is_pair_assignment(node):
     target = node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else None
     return isinstance(target, ast.Tuple) and isinstance(node.value, ast.Tuple) and \
-        len(target.elts) == len(node.value.elts) and all(isinstance(t, ast.Name) for t in target.elts)
+        len(target.elts) == len(node.value.elts) and \
+        all(isinstance(t, ast.Name) for t in target.elts)
 
 
 def first_line(function):
@@ -223,14 +231,16 @@ def name_mapping(mine, theirs, my_local, their_local):
             # a parameter by its position, but a name used throughout the body by its use: a
             # parameter typed with another name is then the one that differs
             weight = 1.5 if isinstance(one.node, ast.FunctionDef) else 1
-            for x, y in zip(names_in(one.node, set(my_local) | free), names_in(other.node, their_local)):
+            for x, y in zip(names_in(one.node, set(my_local) | free),
+                            names_in(other.node, their_local)):
                 votes[x, y] = votes.get((x, y), 0) + weight
     mapping = {}
     for (x, y), _ in sorted(votes.items(), key=lambda kv: -kv[1]):
         if x not in mapping and y not in mapping.values():
             mapping[x] = y
     for name in set(my_local) & set(their_local) - set(mapping) - set(mapping.values()):
-        mapping[name] = name  # a name seen only where the lines differ: the same name, the same variable
+        # a name seen only where the lines differ: the same name, the same variable
+        mapping[name] = name
     return mapping
 
 
@@ -256,7 +266,8 @@ class Renaming:
 
 def used_names(unit_items):
     """The names the statements read (their headers only, for compound ones)."""
-    return {n.id for item in unit_items for n in header_names(item.node) if isinstance(n.ctx, ast.Load)}
+    return {n.id for item in unit_items for n in header_names(item.node)
+            if isinstance(n.ctx, ast.Load)}
 
 
 def header_names(node):
@@ -264,7 +275,8 @@ def header_names(node):
     written; kept on the node: the lesson's statements are asked again and again."""
     found = getattr(node, 'header_names', None)
     if found is None:
-        found = node.header_names = sorted((n for n in ast.walk(shallow(node)) if isinstance(n, ast.Name)),
+        found = node.header_names = sorted((n for n in ast.walk(shallow(node))
+                                            if isinstance(n, ast.Name)),
                                            key=lambda n: (n.lineno, n.col_offset))
     return found
 
@@ -292,7 +304,8 @@ def names_in(node, local):
 def differences(mine, theirs, my_local, their_local):
     """[(what, your Item or None, the lesson's Item or None, your Item before it)] for one unit."""
     if len(mine) == len(theirs) and set(my_local) == set(their_local) and \
-            [item.key(same, 'same') for item in mine] == [item.key(same, 'same') for item in theirs]:
+            [item.key(same, 'same') for item in mine] == \
+            [item.key(same, 'same') for item in theirs]:
         # written as this way writes it, name for name (most units of a file with one slip): the
         # renaming is each name its own, and nothing differs
         return [], Renaming({name: name for name in my_local}, their_local)
@@ -347,7 +360,8 @@ def pair_up(yours, lessons, a, b):
 def ratio(a, b, one, other, mine, theirs):
     if not (one and other):
         return 0.0
-    return difflib.SequenceMatcher(None, str(a[mine.index(one)]), str(b[theirs.index(other)])).ratio()
+    return difflib.SequenceMatcher(None, str(a[mine.index(one)]),
+                                   str(b[theirs.index(other)])).ratio()
 
 
 def script_units(tree):

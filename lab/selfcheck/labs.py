@@ -27,7 +27,8 @@ LESSON = Path(__file__).resolve().parent / 'lesson'
 MOST = 64 * 1024  # bytes of a lab's file read: the lesson's are a few hundred
 
 
-# In the tutor: which labs are typed, and where ------------------------------------------------------
+# In the tutor: which labs are typed, and where
+# ------------------------------------------------------
 
 def find(root):
     """{lab: (its text, None) or (None, where it is instead)} for the labs typed in root/lab/ or
@@ -59,19 +60,22 @@ def misplaced(root, name, right=None):
     (data/tokenizer.json, a .pyc) is none."""
     right = right or root / 'lab' / f'{name}.py'
     wanted = name.replace('_', '')
-    for folder in [root / 'lab', root, *sorted(p for p in root.iterdir() if p.is_dir() and p.name != 'lab')]:
+    for folder in [root / 'lab', root,
+                   *sorted(p for p in root.iterdir() if p.is_dir() and p.name != 'lab')]:
         try:
             files = sorted(p for p in folder.iterdir() if p.is_file())
         except OSError:
             continue
         for path in files:
             stem, *kinds = path.name.split('.')
-            if re.sub(r'[-_ ]', '', stem).lower() == wanted and set(kinds) <= {'py', 'txt'} and path != right:
+            if re.sub(r'[-_ ]', '', stem).lower() == wanted and set(kinds) <= {'py', 'txt'} \
+                    and path != right:
                 return path
     return None
 
 
-# In the child: each lab run, beside the lesson's ------------------------------------------------------
+# In the child: each lab run, beside the lesson's
+# ------------------------------------------------------
 
 def lesson_output(name, text, merges, printed):
     """What the lesson's lab prints: lesson/lab/NAME.py, run on the lesson-style tokenizer.py in a
@@ -86,7 +90,8 @@ def lesson_output(name, text, merges, printed):
     exec(compile((LESSON / 'tokenizer.py').read_text(encoding='utf-8'), reference.__file__, 'exec'),
          reference.__dict__)
     state = reference.BPE.train(text, merges).state()
-    (folder / 'data' / 'tokenizer.json').write_text(json.dumps(state, ensure_ascii=False), encoding='utf-8')
+    (folder / 'data' / 'tokenizer.json').write_text(json.dumps(state, ensure_ascii=False),
+                                                    encoding='utf-8')
     source = (LESSON / 'lab' / f'{name}.py').read_text(encoding='utf-8')
     out, error = run_script(source, folder / 'lab' / f'{name}.py', folder, printed, reference)
     if error:
@@ -135,17 +140,21 @@ def check(name, folder, printed, text, merges):
         said = error.code if isinstance(error.code, str) else f'exit status {error.code}'
         answer = [['lab_failed', {'lab': name}], ['command_said', {'said': said[-200:]}]]
     elif error:
-        answer = [['lab_failed', {'lab': name}], *in_the_lab(explain.explain(error, str(path), source), name)]
+        answer = [['lab_failed', {'lab': name}],
+                  *in_the_lab(explain.explain(error, str(path), source), name)]
     else:
-        answer = differs(name, out.splitlines(), lesson_output(name, text, merges, printed()).splitlines())
+        answer = differs(name, out.splitlines(),
+                         lesson_output(name, text, merges, printed()).splitlines())
         if answer is None:
             return ['passed', None]
-    slip = locate.locate(source, ran, 'script', (LESSON / 'lab' / f'{name}.py').read_text(encoding='utf-8'))
+    slip = locate.locate(source, ran, 'script',
+                         (LESSON / 'lab' / f'{name}.py').read_text(encoding='utf-8'))
     return ['failed', slip_lines.said(answer, slip and dict(slip, file=f'lab/{name}.py'))]
 
 
 def in_the_lab(said, name):
-    """What explain says of an error, placed in the lab: its line is the lab's, and so is where to look."""
+    """What explain says of an error, placed in the lab: its line is the lab's,
+    and so is where to look."""
     out = []
     for key, fields in said:
         if key in ('at_line', 'at_line_only'):
@@ -171,6 +180,7 @@ def differs(name, got, want):
             yours = close[0] if close else ''
             n = got.index(yours, start) + 1 if close else start + 1  # the line of your lab's output
             return [['lab_line', {'n': str(n), 'got': repr(yours[:70]) if yours else '-'}],
-                    ['lab_lesson', {'want': repr(line[:70])}], ['look', {'where': 'look.lab', 'lab': name}]]
+                    ['lab_lesson', {'want': repr(line[:70])}],
+                    ['look', {'where': 'look.lab', 'lab': name}]]
         at += 1
     return None

@@ -1,4 +1,5 @@
-"""Where the slip is: the line of your tokenizer.py that differs from the lesson's way of writing it.
+"""Where the slip is: the line of your tokenizer.py that differs from the lesson's way of writing
+it.
 
 A rule says what your code does wrong; this finds where. Each function of your file (merge,
 BPE.__init__, train, ...) is set beside the same function as the lesson writes it (lesson/
@@ -39,7 +40,8 @@ from lab.selfcheck.compare import (
 from lab.selfcheck.slip_lines import Token, slip_of
 
 REFERENCE = Path(__file__).resolve().parent / 'lesson' / 'tokenizer.py'
-OTHER_WAYS = REFERENCE.with_name('other_ways.py')  # the same functions, written as right in other ways
+# the same functions, written as right in other ways
+OTHER_WAYS = REFERENCE.with_name('other_ways.py')
 
 
 def reference_source():
@@ -49,7 +51,8 @@ def reference_source():
 @functools.lru_cache(maxsize=8)
 def lesson_ways(reference=None):
     """{unit: [(its Items, its local names, the lines of its file)]}: each way the tutor
-    knows of writing each unit, the lesson's first (reference: a lab's, the one unit of a script)."""
+    knows of writing each unit, the lesson's first (reference: a lab's, the one unit of a
+    script)."""
     if reference is not None:
         tree = parse(reference)
         body, local = script_units(tree)['<script>']
@@ -57,13 +60,16 @@ def lesson_ways(reference=None):
     ways = {}
     for text in [reference_source(), OTHER_WAYS.read_text(encoding='utf-8')]:
         tree, lines = parse(text), text.splitlines()
-        pieces = [units(tree)] + [units(ast.Module(body=[node], type_ignores=[])) for node in tree.body
+        pieces = [units(tree)] + [units(ast.Module(body=[node], type_ignores=[]))
+                                  for node in tree.body
                                   if isinstance(node, (ast.FunctionDef, ast.ClassDef, ast.If))]
         for n, found in enumerate(pieces):
             for name, (body, local) in found.items():
                 if n == 0 and name != '<imports>':
-                    continue  # the whole file's: each def, class and block is taken on its own below
-                ways.setdefault(name, []).append((items(body, main=name == '__main__'), local, lines))
+                    # the whole file's: each def, class and block is taken on its own below
+                    continue
+                ways.setdefault(name,
+                                []).append((items(body, main=name == '__main__'), local, lines))
     return ways
 
 
@@ -75,7 +81,8 @@ def compared(source, reference=None):
     tree = parse(source)
     ways = lesson_ways(reference)
     out = []
-    for name, (body, local) in (script_units(tree) if reference is not None else units(tree)).items():
+    for name, (body,
+               local) in (script_units(tree) if reference is not None else units(tree)).items():
         if name not in ways:
             continue
         main = name in ('__main__', '<script>')
@@ -94,7 +101,8 @@ class Difference:
     """One line that differs from the closest way of writing its unit, as compare.py found it."""
 
     def __init__(self, what, one, other, before, similar, unit, rename, lesson_lines):
-        self.what, self.one, self.other, self.before, self.similar = what, one, other, before, similar
+        self.what, self.one, self.other = what, one, other
+        self.before, self.similar = before, similar
         self.unit, self.rename, self.lesson_lines = unit, rename, lesson_lines
         self.line = (one or before).lineno
 
@@ -105,7 +113,8 @@ class Difference:
         """[(change, back)]: the ways of putting it back (repair.py), each with the lesson's names
         read as yours."""
         back = self.rename.back()
-        return [(change, back) for change in repair.changes(self.what, self.one, self.other, self.before)]
+        return [(change, back)
+                for change in repair.changes(self.what, self.one, self.other, self.before)]
 
 
 TRIALS = 24  # differences tried, one at a time: a unit in another style differs in a few lines
@@ -148,7 +157,8 @@ def locate(source, ran=None, parts=None, reference=None, holds=None, raised=None
     if not candidates:
         return None
     if holds is not None:
-        found = tried(source, candidates, holds, ran) if effort else again(source, candidates, holds)
+        found = tried(source, candidates, holds, ran) if effort else \
+            again(source, candidates, holds)
         if found is not None:
             return slip_of(source, found)
         # one that could not be tried, and is near the way's line (a class header, a moved line),
@@ -161,7 +171,8 @@ def locate(source, ran=None, parts=None, reference=None, holds=None, raised=None
         return None
     best = candidates[0]
     guess = rank(best, ran)
-    if guess[0] and (best.what != CHANGED or guess[2] > -0.6):  # nothing that ran differs: say nothing unsure
+    # nothing that ran differs: say nothing unsure
+    if guess[0] and (best.what != CHANGED or guess[2] > -0.6):
         return None
     return slip_of(source, best)
 
@@ -171,9 +182,12 @@ def rank(difference, ran):
     changed (before moved, missing, added), most like the lesson's, first in the file."""
     what, one, other, before = difference.what, difference.one, difference.other, difference.before
     line = difference.line
-    header = what == CHANGED and isinstance(one.node, ast.FunctionDef)  # ran as the file was imported
-    did_run = ran is None or header or line in ran or any(n in ran for n in span(one or before)) and (
-        what == MISSING or isinstance((one or before).node, ast.FunctionDef)) or renamed(one, other)
+    # ran as the file was imported
+    header = what == CHANGED and isinstance(one.node, ast.FunctionDef)
+    did_run = ran is None or header or line in ran or \
+        any(n in ran for n in span(one or before)) and \
+        (what == MISSING or isinstance((one or before).node, ast.FunctionDef)) or \
+        renamed(one, other)
     return not did_run, [CHANGED, MOVED, MISSING, ADDED].index(what), -difference.similar, line
 
 
@@ -203,7 +217,8 @@ def again(source, candidates, holds):
     found = next((c for c in candidates if c.key() == witness), None)
     if found is not None:
         trials = [repair.apply(source, [change]) for change in found.changes()]
-        return found if any(tree is not None and holds(tree)[0] == 'passed' for tree in trials) else None
+        return found if any(tree is not None and holds(tree)[0] == 'passed'
+                            for tree in trials) else None
     token = TOKENS.get(source)
     if token is not None and holds(token.trial)[0] == 'passed':
         return token
@@ -247,7 +262,8 @@ def words_of(answer):
     said = {key: ' '.join(map(str, fields.values())) for key, fields in answer[1]}
     words = lambda text: set(re.findall(r'[A-Za-z_]{3,}', text))  # noqa: E731
     want = words(' '.join(text for key, text in said.items() if key.startswith('lesson')))
-    return want - words(' '.join(text for key, text in said.items() if not key.startswith('lesson')))
+    return want - words(' '.join(text for key,
+                                 text in said.items() if not key.startswith('lesson')))
 
 
 def one_token(source, candidates, holds, ran, words=(), most=MUTATIONS, names_only=False):
@@ -264,18 +280,21 @@ def one_token(source, candidates, holds, ran, words=(), most=MUTATIONS, names_on
     for path, function, unit in functions(tree):
         if unit not in units or not budget:
             continue
-        span = range(first_line(function) if hasattr(function, 'decorator_list') else function.lineno,
+        span = range(first_line(function) if hasattr(function, 'decorator_list')
+                     else function.lineno,
                      function.end_lineno + 1)
         lines = [n for n in span if (ran is None or n in ran) and (n in differing or n == witness)]
         lines.sort(key=lambda n: (n != witness, not any(word in lines_of[n - 1] for word in words),
                                   n not in differing, n))
-        most = budget if unit != '__main__' else budget // 4  # a trial of it trains: ten times the cost
+        # a trial of it trains: ten times the cost
+        most = budget if unit != '__main__' else budget // 4
         made_copies = mutations.renamed_copies(function, tree) if names_only else \
             mutations.changed_copies(function, lines, tree)
         held = []  # (line, copy, token) whose trial holds
         for line, made, token in made_copies:
             if names_only and sum((line, token) == (h[0], h[2]) for h in held) >= SPOT:
-                continue  # that end renamed holds already, a few ways: the other end is the one to try
+                # that end renamed holds already, a few ways: the other end is the one to try
+                continue
             tried += 1
             if tried > most or len(held) == RENAMES:
                 break
@@ -286,7 +305,8 @@ def one_token(source, candidates, holds, ran, words=(), most=MUTATIONS, names_on
         if held:  # a name renamed at either end holds: the end the lesson's way names otherwise
             line, made, token = min(held, key=lambda h: distance(tree, path, h[1], unit))
             statement = statement_at(function, line)
-            found = next((c for c in candidates if c.what == CHANGED and c.line == statement.lineno), None)
+            found = next((c for c in candidates if c.what == CHANGED
+                          and c.line == statement.lineno), None)
             if found is None:
                 found = TOKENS[source] = Token(line, unit, statement, token)
                 found.trial = (path, made)
@@ -313,7 +333,8 @@ def distance(tree, path, made, unit):
     each = [differences(mine, theirs, found[1], local) for theirs, local, _ in lesson_ways()[unit]]
     # then how many of your names are not the way's: a name renamed alike at both ends is no
     # difference to compare.py, but the end that has the lesson's name is the one typed right
-    return min((len(lines), sum(x != y for x, y in rename.mapping.items())) for lines, rename in each)
+    return min((len(lines), sum(x != y for x, y in rename.mapping.items())) for lines,
+               rename in each)
 
 
 def functions(tree):
@@ -331,9 +352,11 @@ def functions(tree):
 
 def statement_at(function, line):
     """The innermost statement of function whose lines hold line."""
-    def holds(node):  # line, and not in a body of its own: the header of a loop holds its header only
+    # line, and not in a body of its own: the header of a loop holds its header only
+    def holds(node):
         body = getattr(node, 'body', None) if node is not function else None
-        return node.lineno <= line <= (node.end_lineno or node.lineno) and (not body or body[0].lineno > line)
+        return node.lineno <= line <= (node.end_lineno or node.lineno) and \
+            (not body or body[0].lineno > line)
     return max((node for node in ast.walk(function) if isinstance(node, ast.stmt) and holds(node)),
                key=lambda node: node.lineno)
 
@@ -362,7 +385,8 @@ def lines_run(ran, name='tokenizer.py'):
         return local
 
     def calls(frame, event, _):
-        return local(frame, event, _) if os.path.basename(frame.f_code.co_filename) == name else None
+        return local(frame, event,
+                     _) if os.path.basename(frame.f_code.co_filename) == name else None
     before = sys.gettrace()
     sys.settrace(calls)
     try:

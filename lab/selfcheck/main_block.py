@@ -44,7 +44,8 @@ class Printed(io.TextIOWrapper):
     or write bytes to its .buffer."""
 
     def __init__(self):
-        super().__init__(io.BufferedWriter(Kept()), encoding='utf-8', errors='replace', write_through=True)
+        super().__init__(io.BufferedWriter(Kept()), encoding='utf-8', errors='replace',
+                         write_through=True)
 
     def getvalue(self):
         if not self.closed:  # your code may have closed it
@@ -92,7 +93,8 @@ def command_line(source, code=None):
         state = json.loads(raw)
     except (ValueError, RecursionError):
         state = None
-    if not isinstance(state, dict) or sorted(state) != ['merges', 'vocab'] or rules.UNKNOWN not in raw:
+    if not isinstance(state, dict) or sorted(state) != ['merges', 'vocab'] or \
+            rules.UNKNOWN not in raw:
         return ['failed', [['tokenizer_json_keys', {}], ['look', {'where': 'look.command_save'}]]]
     return ['passed', None]
 
@@ -102,7 +104,8 @@ def never_ends(threads, at_exit):
     thread that is not a daemon, then runs the atexit functions, last registered first. A failed
     answer when a thread your code started does not end; an atexit function that runs on is
     stopped by the rule's limit, where it is. None when it ends."""
-    left = [thread for thread in threading.enumerate() if thread not in threads and not thread.daemon]
+    left = [thread for thread in threading.enumerate() if thread not in threads
+            and not thread.daemon]
     for thread in left:
         thread.join(JOIN)
     if any(thread.is_alive() for thread in left):

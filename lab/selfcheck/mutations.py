@@ -34,34 +34,45 @@ class Names:
         every += [n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.ClassDef))]
         bound = {n.id for n in ast.walk(function) if _stored(n)}
         bound |= {n.arg for n in ast.walk(function) if isinstance(n, ast.arg)}
-        read = {n.id for n in ast.walk(function) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
-        known = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}  # the file's
+        read = {n.id for n in ast.walk(function) if isinstance(n, ast.Name)
+                and isinstance(n.ctx, ast.Load)}
+        # the file's
+        known = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
         known |= {a.asname or a.name.split('.')[0] for n in ast.walk(tree)
                   if isinstance(n, (ast.Import, ast.ImportFrom)) for a in n.names}
-        known |= {n.id for top in tree.body if not isinstance(top, (ast.FunctionDef, ast.ClassDef, ast.If))
-                  for n in ast.walk(top) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        known |= {n.id for top in tree.body
+                  if not isinstance(top, (ast.FunctionDef, ast.ClassDef, ast.If))
+                  for n in ast.walk(top) if isinstance(n, ast.Name)
+                  and isinstance(n.ctx, ast.Store)}
         # (what the __main__ block gives a value to is no name a function has when imported)
-        loops = {n.id for loop in ast.walk(function) if isinstance(loop, (ast.For, ast.comprehension))
+        loops = {n.id for loop in ast.walk(function)
+                 if isinstance(loop, (ast.For, ast.comprehension))
                  for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
         # read before any line gives it a value (an UnboundLocalError): as good as never given one
         first = {}  # a statement reads what it reads before it gives a value: ids = merge(ids, ...)
         found = [((statement.lineno, _stored(n), n.col_offset), n)
                  for statement in ast.walk(function) if isinstance(statement, ast.stmt)
-                 for _, n in _walk(statement, (), shallow=True) if isinstance(n, (ast.Name, ast.arg))]
+                 for _,
+                 n in _walk(statement, (), shallow=True) if isinstance(n, (ast.Name, ast.arg))]
         for _, n in sorted(found, key=lambda f: f[0]):
             first.setdefault(n.id if isinstance(n, ast.Name) else n.arg,
                              isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load))
         early = {name for name, is_read in first.items() if is_read} - loops
         self.unbound = [n for n in dict.fromkeys(own) if n in (read - bound | early & read) - known
                         and not hasattr(builtins, n)]
-        unread = [n for n in dict.fromkeys(own) if n in bound - read and n not in ('_', 'self', 'cls')]
-        self.unread = sorted(unread, key=lambda n: n in loops)  # a loop's own name last: often unread
+        unread = [n for n in dict.fromkeys(own) if n in bound - read
+                  and n not in ('_', 'self', 'cls')]
+        # a loop's own name last: often unread
+        self.unread = sorted(unread, key=lambda n: n in loops)
         self.bound = bound
         self.names = list(dict.fromkeys(own + every))
         self.called = list(dict.fromkeys(n.func.id for n in ast.walk(tree)
-                                         if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)))
-        self.attributes = list(dict.fromkeys(n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)))
-        self.strings = list(dict.fromkeys(n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and
+                                         if isinstance(n, ast.Call)
+                                         and isinstance(n.func, ast.Name)))
+        self.attributes = list(dict.fromkeys(n.attr for n in ast.walk(tree)
+                                             if isinstance(n, ast.Attribute)))
+        self.strings = list(dict.fromkeys(n.value for n in ast.walk(tree)
+                                          if isinstance(n, ast.Constant) and
                                           isinstance(n.value, str) and len(n.value) <= SHORT))
 
     def instead_of(self, name, bound, called=False):
@@ -75,7 +86,8 @@ class Names:
         """Whether a statement holds (on its own line, not in its body) one end of a name typed
         otherwise."""
         ends = self.unbound + self.unread
-        return any(isinstance(n, ast.Name) and n.id in ends or isinstance(n, ast.arg) and n.arg in self.unread
+        return any(isinstance(n, ast.Name) and n.id in ends or isinstance(n, ast.arg)
+                   and n.arg in self.unread
                    for _, n in _walk(statement, (), shallow=True))
 
 
@@ -87,7 +99,8 @@ def renamed_copies(function, tree):
         and never given one: the two ends of one name;
       - a name read and never given one (or read before it is), renamed to a name the function
         gives a value to;
-      - a name given a value (text = [] for merges = []), renamed to a name read and never given one;
+      - a name given a value (text = [] for merges = []), renamed to a name read and never given
+      one;
       - a parameter renamed to a name read and never given one;
       - a name read, renamed to one given a value and never read."""
     names = Names(tree, function)
@@ -99,8 +112,10 @@ def renamed_copies(function, tree):
     steps = [(stores, lambda name: name in names.unread, names.unbound),
              (reads, lambda name: name in names.unbound,
               names.unread + [n for n in bound if n not in names.unread]),
-             ([s for s in stores if s[2] == 'id'], lambda name: name not in names.unread, names.unbound),
-             ([s for s in stores if s[2] == 'arg'], lambda name: name not in ('self', 'cls'), names.unbound),
+             ([s for s in stores if s[2] == 'id'], lambda name: name not in names.unread,
+              names.unbound),
+             ([s for s in stores if s[2] == 'arg'], lambda name: name not in ('self', 'cls'),
+              names.unbound),
              (reads, lambda name: name not in names.unread, names.unread)]
     for where, which, wanted in steps:
         for path, node, field in where:
@@ -122,7 +137,8 @@ def changed_copies(function, lines, tree, names_only=False):
     for path, node in _walk(function, ()):
         if isinstance(node, ast.stmt) and node.lineno in lines:
             statements.setdefault(node.lineno, []).append(path)
-    suspect = {n for n in lines if any(names.suspect(_at(function, p)) for p in statements.get(n, []))}
+    suspect = {n for n in lines
+               if any(names.suspect(_at(function, p)) for p in statements.get(n, []))}
     lines = sorted(lines, key=lambda n: n not in suspect)
     found = []  # (line, path, the values to try there), line by line
     for line in lines:
@@ -146,10 +162,12 @@ def places(statement, path, names):
     """[(a path to a field, the values to try there)] for the tokens of one statement (its own,
     not those of the body of a loop or an if it starts; for a def, its parameters)."""
     found = []
-    callees = {id(n.func) for _, n in _walk(statement, path, shallow=True) if isinstance(n, ast.Call)}
+    callees = {id(n.func) for _,
+               n in _walk(statement, path, shallow=True) if isinstance(n, ast.Call)}
     for at, node in _walk(statement, path, shallow=True):
         if isinstance(node, ast.Name):
-            found.append((at + ('id',), names.instead_of(node.id, not isinstance(node.ctx, ast.Load),
+            found.append((at + ('id',),
+                          names.instead_of(node.id, not isinstance(node.ctx, ast.Load),
                                                           id(node) in callees)))
         elif isinstance(node, ast.arg):
             found.append((at + ('arg',), names.instead_of(node.arg, True)))
@@ -158,7 +176,8 @@ def places(statement, path, names):
         elif isinstance(node, ast.Constant) and type(node.value) is int:
             near = dict.fromkeys((node.value - 1, node.value + 1, 0, 1, 2))  # one off first
             found.append((at + ('value',), [v for v in near if v >= 0 and v != node.value][:3]))
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and len(node.value) <= SHORT:
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and \
+                len(node.value) <= SHORT:
             found.append((at + ('value',), [s for s in names.strings if s != node.value][:MOST]))
         elif isinstance(node, ast.Slice) and (node.lower is not None or node.upper is not None):
             found.append((at, [ast.Slice(lower=node.upper, upper=node.lower, step=node.step)]))
@@ -183,7 +202,8 @@ def _shown(function, path):
         node = _at(function, path[:-1])
     else:
         node = _at(function, path)
-    return node.arg if isinstance(node, ast.arg) else ast.unparse(node), getattr(node, 'lineno', None)
+    text = node.arg if isinstance(node, ast.arg) else ast.unparse(node)
+    return text, getattr(node, 'lineno', None)
 
 
 def _holder(node, path):

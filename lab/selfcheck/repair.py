@@ -17,8 +17,10 @@ import copy
 
 from lab.selfcheck.compare import ADDED, CHANGED, MISSING, parse
 
-COMPOUND = (ast.If, ast.While, ast.For, ast.FunctionDef)  # the statements whose header compare reads
-PUT_IN = 999  # the column of a line put in: never the place of one of yours, where the next change looks
+# the statements whose header compare reads
+COMPOUND = (ast.If, ast.While, ast.For, ast.FunctionDef)
+# the column of a line put in: never the place of one of yours, where the next change looks
+PUT_IN = 999
 
 
 def changes(what, mine, theirs, before):
@@ -62,15 +64,16 @@ def _plain(item):
     """Whether an Item is a whole statement or a header this module can put back (not a class
     header, an else, a with or a try)."""
     node = item.node
-    return isinstance(node, ast.stmt) and not _is_else(item) and not isinstance(node, (ast.With, ast.Try)) \
-        and type(node).__name__ != 'ClassHeader'
+    return isinstance(node, ast.stmt) and not _is_else(item) and \
+        not isinstance(node, (ast.With, ast.Try)) and type(node).__name__ != 'ClassHeader'
 
 
 def _is_else(item):
     return item.key(str)[1] == 'else'
 
 
-# Finding a line in a fresh tree ---------------------------------------------------------------------
+# Finding a line in a fresh tree
+# ---------------------------------------------------------------------
 
 def _blocks(tree):
     """(the statement that owns it, the list) for every list of statements in tree."""
@@ -95,7 +98,8 @@ def _owner_of(tree, owner):
     return _find(tree, owner)
 
 
-# Putting a line back --------------------------------------------------------------------------------
+# Putting a line back
+# --------------------------------------------------------------------------------
 
 def _yours(node, back, line):
     """A copy of the way's node (or list of nodes: a function's decorators) in your names, placed

@@ -20,7 +20,8 @@ def report(words, answers, shown_file):
     """The lines a person reads, part by part, and the exit status."""
     out = [render(words, 'heading', {'file': shown_file}), '']
     broken = syntax_part(answers)
-    reasons = set()  # why parts were not checked, said once: a 24-line screen keeps the FAILED in view
+    # why parts were not checked, said once: a 24-line screen keeps the FAILED in view
+    reasons = set()
     slips = set()  # the lines of a slip already shown beside the lesson's
     for part in PARTS:
         names = [name for name, its in PART_OF.items() if its == part and name in answers]
@@ -34,7 +35,8 @@ def report(words, answers, shown_file):
         elif states == {'todo'}:
             out.append(terminal.fill(title, 'TODO    ', ' ' * 8))
         elif states == {'not_checked'} and len({str(answers[name][1]) for name in names}) == 1:
-            out.append(terminal.fill(title, '--      ', ' ' * 8))  # the part on one line, and why once
+            # the part on one line, and why once
+            out.append(terminal.fill(title, '--      ', ' ' * 8))
             reason = str(answers[names[0]][1])
             if reason not in reasons:
                 out += said_lines(words, answers[names[0]][1], shown_file)
@@ -69,7 +71,8 @@ def fit(words, lines, height):
     if len(lines) <= height:
         return lines
     tail = lines[-3:]
-    first = next((n for n, line in enumerate(lines) if line.startswith(MARKERS['failed'])), len(lines) - 3)
+    first = next((n for n, line in enumerate(lines) if line.startswith(MARKERS['failed'])),
+                 len(lines) - 3)
     end = first + 1
     while end < len(lines) - 3 and lines[end].startswith(' '):
         end += 1  # what the FAILED says, indented under it
@@ -101,7 +104,8 @@ def summary(words, answers):
     """The last lines, and the exit status: how many rules hold, then the one thing to do next."""
     rules = [name for name in PART_OF if name in answers]
     held = sum(answers[name][0] == 'passed' for name in rules)
-    typed = sum(answers[name][0] != 'todo' for name in rules) + (SYNTAX in answers)  # it failed, and counts
+    # it failed, and counts
+    typed = sum(answers[name][0] != 'todo' for name in rules) + (SYNTAX in answers)
     failed = [name for name in [SYNTAX, *rules] if name in answers and answers[name][0] == 'failed']
     lines = ['', render(words, 'summary', {'held': str(held), 'typed': str(typed)})]
     if failed:
@@ -109,10 +113,13 @@ def summary(words, answers):
         return lines + [terminal.fill(render(words, 'fix_first', {'rule': rule}), '', '  ')], 1
     todo = sorted({PART_OF[name] for name in rules if answers[name][0] == 'todo'})
     labs = [LABS[name] for name in rules if name in LABS and answers[name][0] == 'todo']
-    if todo == [parts.LABS] and labs:  # the file is done: the lesson's labs next, by the file to type
-        return lines + [terminal.fill(render(words, 'next_lab', {'lab': labs[0]}), '', '  ')], EXIT_NOT_TYPED
+    # the file is done: the lesson's labs next, by the file to type
+    if todo == [parts.LABS] and labs:
+        return lines + [terminal.fill(render(words, 'next_lab', {'lab': labs[0]}), '',
+                                      '  ')], EXIT_NOT_TYPED
     if todo:
-        return lines + [render(words, 'next_part', {'n': str(todo[0]), 'title': words[f'part.{todo[0]}']})], \
+        return lines + [render(words, 'next_part',
+                               {'n': str(todo[0]), 'title': words[f'part.{todo[0]}']})], \
             EXIT_NOT_TYPED
     return lines + [words['all_hold']], 0
 
@@ -121,7 +128,8 @@ def rule_lines(words, name, answer, shown_file):
     """The rule's marker and words, then, for FAILED and --, the lines that say why."""
     state, said = answer
     lines = [terminal.fill(words[f'rule.{name}'], f'{MARKERS[state]:<8}', ' ' * 8)]
-    return lines + (said_lines(words, said, shown_file) if state in ('failed', 'not_checked') else [])
+    return lines + (said_lines(words, said, shown_file) if state in ('failed', 'not_checked')
+                    else [])
 
 
 def said_lines(words, said, shown_file):
@@ -133,7 +141,8 @@ def said_lines(words, said, shown_file):
         if 'part' in fields:  # a part by its number and title
             fields = dict(fields, title=words[f'part.{fields["part"]}'])
         text = terminal.shown(render(words, key, {'file': shown_file, **fields}))
-        code = fields.get('code', '') if key.startswith('slip_') else ''  # a keyboard hint's code is U+...
+        # a keyboard hint's code is U+...
+        code = fields.get('code', '') if key.startswith('slip_') else ''
         if '\n' in code or code and terminal.width(text) > 80 - 10:
             said_first = render(words, key, {'file': shown_file, **fields, 'code': ''}).rstrip()
             said_first = terminal.shown(said_first)

@@ -56,7 +56,8 @@ def _reference_merge(ids, pair, new_id):
 
 
 def _pair_counts(vocab, ids):
-    """{pair: (count, first position)} of the pairs the lesson counts, in order of first position."""
+    """{pair: (count, first position)} of the pairs the lesson counts, in
+    order of first position."""
     found = {}
     for at, pair in enumerate(zip(ids, ids[1:])):
         if '\n' not in vocab[pair[0]] + vocab[pair[1]]:
@@ -66,7 +67,8 @@ def _pair_counts(vocab, ids):
 
 
 def _reference_steps(text, count):
-    """The lesson's training, step by step: (vocab, [(pair, its count, first position, all counts)])."""
+    """The lesson's training, step by step: (vocab, [(pair, its count, first
+    position, all counts)])."""
     vocab = [UNKNOWN] + sorted(set(text) - {UNKNOWN})
     ids = [vocab.index(ch) for ch in text]
     steps = []
@@ -136,7 +138,8 @@ def trained(text, count):
     again = next((pair for n, pair in enumerate(pairs) if pair in pairs[:n]), None)
     if again:
         try:
-            again = tuple(tok.vocab[i] for i in again)  # as pieces of text, as the lesson shows them
+            # as pieces of text, as the lesson shows them
+            again = tuple(tok.vocab[i] for i in again)
         except (AttributeError, TypeError, IndexError):
             pass
         raise Wrong([['same_pair_again', {'call': call, 'pair': shown(again)}],
@@ -179,7 +182,8 @@ def rule_merge_replaces():
 
 def rule_merge_list_pair():
     call = 'merge([1, 2, 3], [1, 2], 9)'
-    _expect_merged(call, _merged(call, [1, 2, 3], [1, 2], 9), [1, 2, 3], [9, 3], 'look.merge_list_pair')
+    _expect_merged(call, _merged(call, [1, 2, 3], [1, 2], 9), [1, 2, 3], [9, 3],
+                   'look.merge_list_pair')
 
 
 def rule_merge_in_time():
@@ -206,7 +210,8 @@ def rule_init():
 
 
 def rule_base_vocab():
-    expect("BPE.train('cab\\n', 0).vocab", trained('cab\n', 0).vocab, [UNKNOWN, '\n', 'a', 'b', 'c'],
+    expect("BPE.train('cab\\n', 0).vocab", trained('cab\n', 0).vocab,
+           [UNKNOWN, '\n', 'a', 'b', 'c'],
            'look.base_vocab')
 
 
@@ -218,7 +223,8 @@ def rule_unknown_once():
 def rule_count():
     text = 'the cat sat on the mat\n' * 3
     for count in [0, 1]:
-        expect(f'len(BPE.train(text, {count}).merges)', len(trained(text, count).merges), count, 'look.count')
+        expect(f'len(BPE.train(text, {count}).merges)', len(trained(text, count).merges), count,
+               'look.count')
 
 
 def _first_merge(text):
@@ -237,15 +243,18 @@ def _expect_first_merge(cases, look):
 
 
 def rule_most_frequent():
-    _expect_first_merge([('ab cdcdcd', ('c', 'd')), ('xyz xyz abababab', ('a', 'b'))], 'look.most_frequent')
+    _expect_first_merge([('ab cdcdcd', ('c', 'd')), ('xyz xyz abababab', ('a', 'b'))],
+                        'look.most_frequent')
 
 
 def rule_ties():
-    _expect_first_merge([('yzab yzab yzab', ('y', 'z')), ('ba ab ba ab ba ab', ('b', 'a'))], 'look.ties')
+    _expect_first_merge([('yzab yzab yzab', ('y', 'z')), ('ba ab ba ab ba ab', ('b', 'a'))],
+                        'look.ties')
 
 
 def rule_newline():
-    _expect_first_merge([('x\n' * 20 + 'ab ab ab', ('a', 'b')), ('\nx' * 20 + 'ab ab ab', ('a', 'b'))],
+    _expect_first_merge([('x\n' * 20 + 'ab ab ab', ('a', 'b')),
+                         ('\nx' * 20 + 'ab ab ab', ('a', 'b'))],
                        'look.newline')
 
 
@@ -268,7 +277,8 @@ def rule_early_stop():
 def rule_hash_seed():
     tok = trained(''.join(chr(0x61 + (n * 7) % 13) for n in range(300)) + '\nxyzzy plugh\n', 25)
     # compared with a second child's, under another hash seed: a digest, whatever the size
-    return hashlib.sha256(json.dumps([tok.vocab, tok.merges]).encode('utf-8', 'replace')).hexdigest()
+    saved = json.dumps([tok.vocab, tok.merges]).encode('utf-8', 'replace')
+    return hashlib.sha256(saved).hexdigest()
 
 
 def rule_lesson_text():
@@ -276,7 +286,8 @@ def rule_lesson_text():
     vocab, steps = _reference_steps(lesson_text(), LESSON_MERGES)
     theirs = [(tok.vocab[a], tok.vocab[b]) for (a, b), _ in tok.merges]
     ours = [(vocab[a], vocab[b]) for (a, b), _, _, _ in steps]
-    for n, (want, got) in enumerate(zip(ours, theirs + [None] * len(ours))):  # the first that differs
+    # the first that differs
+    for n, (want, got) in enumerate(zip(ours, theirs + [None] * len(ours))):
         if got is None:  # it stopped before the lesson does
             raise Wrong([['lesson_text_fewer', {'got': str(len(theirs)), 'want': str(len(ours))}],
                          ['look', {'where': 'look.early_stop'}]])
@@ -286,7 +297,8 @@ def rule_lesson_text():
             count, first = found.get((ids.get(got[0]), ids.get(got[1])), (0, None))
             yours = {'n': str(n + 1), 'got': shown(got), 'count': str(count), 'first': str(first)}
             lesson = {'want': repr(want), 'count': str(steps[n][1]), 'first': str(steps[n][2])}
-            if '\n' in ''.join(got):  # there, but never counted: the lesson does not merge a line end
+            # there, but never counted: the lesson does not merge a line end
+            if '\n' in ''.join(got):
                 raise Wrong([['lesson_text_newline', yours], ['lesson_text_lesson', lesson],
                              ['look', {'where': 'look.newline'}]])
             raise Wrong([['lesson_text_yours' if count else 'lesson_text_none', yours],
@@ -306,7 +318,8 @@ def _encoded(text):
     call = f'encode({text!r})'
     ids = _returned(call, _hand_made().encode(text), 'look.encode_return')
     if not isinstance(ids, list):  # a string of the ids, say: what is wrong is what it gives back
-        raise Wrong([['gave_not_list', {'call': call, 'type': type(ids).__name__, 'got': shown(ids)}],
+        raise Wrong([['gave_not_list',
+                      {'call': call, 'type': type(ids).__name__, 'got': shown(ids)}],
                      ['look', {'where': 'look.encode_return'}]])
     return call, ids
 
@@ -334,12 +347,14 @@ def rule_state():
     expect('sorted(state())', sorted(map(str, state)), ['merges', 'vocab'], 'look.state')
     again = BPE(**json.loads(json.dumps(state, ensure_ascii=False)))
     for text in ['the cat', 'mat\nthe', 'Cat!']:
-        expect(f'BPE(**state()).encode({text!r})', again.encode(text), tok.encode(text), 'look.state_again')
+        expect(f'BPE(**state()).encode({text!r})', again.encode(text), tok.encode(text),
+               'look.state_again')
 
 
 class Rule(NamedTuple):
     """One rule of the lesson: its part (lab/learner/parts.py), the units that must be typed for it
-    to run, the parts whose code it calls, and the check. Its words are 'rule.NAME' in the catalogs."""
+    to run, the parts whose code it calls, and the check. Its words are 'rule.NAME' in the
+    catalogs."""
     part: int
     needs: set
     calls: set
@@ -373,7 +388,8 @@ RULES = [
 ]
 COMMAND_LINE = 'rule_command_line'  # part 6: python3 tokenizer.py, run as the lesson runs it
 # part 7, after the file: the lesson's three labs, each typed as lab/NAME.py and run by the child as
-# python3 -m lab.NAME (lab/selfcheck/labs.py); each needs the whole file, and its saved tokenizer.json
+# python3 -m lab.NAME (lab/selfcheck/labs.py); each needs the whole file, and its saved
+# tokenizer.json
 LABS = {f'rule_lab_{name}': name for name in ['bpe_trace', 'unknown', 'token_count']}
 CHECKS = {rule.check.__name__: rule.check for rule in RULES}
 PART_OF = {**{rule.check.__name__: rule.part for rule in RULES}, COMMAND_LINE: 6,

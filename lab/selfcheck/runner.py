@@ -38,7 +38,8 @@ FILE_SIZE = 2**26  # bytes a file the child writes may have (data/tokenizer.json
 ANSWER = 2**16  # characters of one answer at most: the rules clip what they quote to a line
 KEPT = 4096  # bytes of the child's stderr kept, for when it dies without an answer
 ROOT = Path(__file__).resolve().parent.parent.parent
-LIVE = {}  # the process groups of the children running now, and their marks: killed when the tutor exits
+# the process groups of the children running now, and their marks: killed when the tutor exits
+LIVE = {}
 STOPPING = threading.Event()  # set by kill_all: a child started after it is killed at once
 
 
@@ -60,11 +61,12 @@ def run(jobs, seed='0', seconds=SECONDS, search=True):
         reader.start()
     late = not ended_in_time(child, mark, seconds * sum(len(names) + 3 for _, names in jobs))
     for reader in readers:
-        reader.join(timeout=1)  # a process that left the group may hold the pipe: do not wait for it
+        # a process that left the group may hold the pipe: do not wait for it
+        reader.join(timeout=1)
     if not readers[1].is_alive():  # closing a pipe another thread still reads would wait with it
         child.stderr.close()
-    last = 'no answer in time' if late else (b''.join(tail).decode('utf-8', 'replace').strip().splitlines()
-                                             or ['?'])[-1]
+    said = b''.join(tail).decode('utf-8', 'replace').strip().splitlines()
+    last = 'no answer in time' if late else (said or ['?'])[-1]
     return by_job(jobs, answers, last)
 
 
@@ -75,12 +77,15 @@ def start_child(jobs, seed, seconds, write_end, secret, search=True):
     code = (f'import sys; sys.path.insert(1, {str(ROOT)!r}); '
             'from lab.selfcheck.child import serve; serve()')
     mark = f'{os.getpid()}-{id(jobs)}-{seed}'  # inherited by every process the child starts
-    env = dict(os.environ, PYTHONHASHSEED=seed, PYTHONIOENCODING='utf-8', PYTHONDONTWRITEBYTECODE='1',
+    env = dict(os.environ, PYTHONHASHSEED=seed, PYTHONIOENCODING='utf-8',
+               PYTHONDONTWRITEBYTECODE='1',
                XSLM_TUTOR_CHILD=mark)
     try:
-        argv = [sys.executable, '-c', code, str(write_end), json.dumps(jobs), str(seconds), str(int(search))]
+        argv = [sys.executable, '-c', code, str(write_end), json.dumps(jobs), str(seconds),
+                str(int(search))]
         child = subprocess.Popen(argv, cwd=jobs[0][0], env=env, stdin=subprocess.PIPE,
-                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, pass_fds=(write_end,),
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                 pass_fds=(write_end,),
                                  start_new_session=True)
     finally:
         os.close(write_end)
@@ -96,7 +101,8 @@ def start_child(jobs, seed, seconds, write_end, secret, search=True):
 
 
 def ended_in_time(child, mark, seconds):
-    """Whether the child ended within seconds; either way it and whatever it left are killed then."""
+    """Whether the child ended within seconds; either way it and whatever it
+    left are killed then."""
     try:
         child.wait(timeout=seconds)
         return True
@@ -152,7 +158,8 @@ def well_formed(answer):
         return lines is None or isinstance(lines, str)  # rule_hash_seed's value
     known = catalogs.load('en')
     return isinstance(lines, list) and all(
-        isinstance(line, list) and len(line) == 2 and line[0] in known and isinstance(line[1], dict) and
+        isinstance(line, list) and len(line) == 2 and line[0] in known
+        and isinstance(line[1], dict) and
         all(isinstance(key, str) and isinstance(value, str) for key, value in line[1].items()) and
         (line[1].get('part', '0') in map(str, rules.PARTS)) for line in lines)
 
@@ -185,7 +192,8 @@ def descendants(pid):
     parents = {}
     for entry in Path('/proc').glob('[0-9]*') if sys.platform.startswith('linux') else []:
         try:  # the parent is the second field after the command's closing parenthesis
-            parents[int(entry.name)] = int((entry / 'stat').read_text().rsplit(')', 1)[1].split()[1])
+            after_command = (entry / 'stat').read_text().rsplit(')', 1)[1]
+            parents[int(entry.name)] = int(after_command.split()[1])
         except (OSError, ValueError, IndexError):  # gone already
             continue
     found, todo = [], [pid]

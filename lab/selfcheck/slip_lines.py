@@ -26,9 +26,11 @@ def slip_of(source, difference):
     """What the tutor says of a difference: its statement as typed (all its lines) and the
     lesson's, the line of yours that holds what differs, and what differs."""
     if isinstance(difference, Token):
-        item = Item(difference.statement, 0, lambda r: '', difference.statement.lineno)  # as typed, whole
+        # as typed, whole
+        item = Item(difference.statement, 0, lambda r: '', difference.statement.lineno)
         return {'what': 'token', 'line': difference.line, 'unit': difference.unit,
-                'part': UNITS.get(difference.unit, 7), 'yours': statement_text(source.splitlines(), item),
+                'part': UNITS.get(difference.unit, 7),
+                'yours': statement_text(source.splitlines(), item),
                 'lesson': '', 'here': difference.token}
     what, one, other, line = difference.what, difference.one, difference.other, difference.line
     if what == CHANGED and isinstance(one.node, ast.FunctionDef) and \
@@ -36,8 +38,10 @@ def slip_of(source, difference):
         one, other = decorator_item(one), decorator_item(other)  # @staticmethod for @classmethod
         line = one.lineno
     lines = source.splitlines()
-    slip = {'what': what, 'line': line, 'unit': difference.unit, 'part': UNITS.get(difference.unit, 7),
-            'yours': statement_text(lines, one), 'lesson': statement_text(difference.lesson_lines, other)}
+    slip = {'what': what, 'line': line, 'unit': difference.unit,
+            'part': UNITS.get(difference.unit, 7),
+            'yours': statement_text(lines, one),
+            'lesson': statement_text(difference.lesson_lines, other)}
     if what == CHANGED:
         slip['depth'] = one.depth - other.depth
         here, slip['there'], at = smallest_difference(one.node, other.node, difference.rename)
@@ -48,8 +52,10 @@ def slip_of(source, difference):
     elif what == MISSING and one is None and difference.before is not None:
         before = difference.before.node
         slip['line'] = statement_end(difference.before)  # after the whole of the line before
-        if isinstance(before, ast.FunctionDef) and ast.get_docstring(before, clean=False) is not None:
-            slip['line'] = before.body[0].end_lineno  # the first line of a body comes after its docstring
+        if isinstance(before, ast.FunctionDef) and \
+                ast.get_docstring(before, clean=False) is not None:
+            # the first line of a body comes after its docstring
+            slip['line'] = before.body[0].end_lineno
     return slip
 
 
@@ -60,7 +66,8 @@ def statement_text(lines, item):
         return ''
     typed = lines[item.lineno - 1:statement_end(item, len(lines))]
     margin = len(typed[0]) - len(typed[0].lstrip())
-    return '\n'.join(line[margin:] if line[:margin].isspace() else line.lstrip() for line in typed).rstrip()
+    return '\n'.join(line[margin:] if line[:margin].isspace() else line.lstrip()
+                     for line in typed).rstrip()
 
 
 def statement_end(item, most=None):
@@ -94,10 +101,13 @@ def decorators(item):
 # a rule's look that says why, not only where: kept beside the slip when the code it names is
 # what your line lacks (the lesson's tuple() in a list-with-tuple compare), or when your line is
 # the lesson's at another depth (a return inside the loop)
-EXPLAINS = {'look.merge_list_tuple': 'tuple(', 'look.merge_list_pair': 'tuple(', 'look.train_ids': 'ids = ',
+EXPLAINS = {'look.merge_list_tuple': 'tuple(', 'look.merge_list_pair': 'tuple(',
+            'look.train_ids': 'ids = ',
             'look.merge_step': 'i += 2', 'look.unknown_once': "- {'", 'look.base_vocab': 'sorted(',
-            'look.encode_unknown': '.get(', 'look.init_chars': 'len(', 'look.new_piece': '[pair[0]] + ',
-            'look.merge_return': 'return ', 'look.merge_in_time': '.append(', 'look.train_return': 'return ',
+            'look.encode_unknown': '.get(', 'look.init_chars': 'len(',
+            'look.new_piece': '[pair[0]] + ',
+            'look.merge_return': 'return ', 'look.merge_in_time': '.append(',
+            'look.train_return': 'return ',
             'look.encode_return': 'return '}
 RETURNS = {'look.merge_return', 'look.train_return', 'look.encode_return'}
 
@@ -107,12 +117,14 @@ def said(lines, slip):
     lesson's and what differs, before where to look; a look the slip makes wrong is left out."""
     if not slip:
         return lines
-    where = {'file': slip['file']} if 'file' in slip else {}  # a lab's; else the report names tokenizer.py
+    # a lab's; else the report names tokenizer.py
+    where = {'file': slip['file']} if 'file' in slip else {}
     line = str(slip['line'])
     shown = [['slip_line', {'line': line, 'code': slip['yours'], **where}]] if slip['yours'] else []
     if slip['what'] == MOVED:
         shown.append(['slip_moved', {}])
-    elif slip['what'] == CHANGED and slip['here'] == slip['there'] and slip['depth']:  # indented otherwise
+    # indented otherwise
+    elif slip['what'] == CHANGED and slip['here'] == slip['there'] and slip['depth']:
         spaces = str(4 * abs(slip['depth']))
         shown.append(['slip_deeper' if slip['depth'] > 0 else 'slip_shallower', {'spaces': spaces}])
     elif slip['what'] == CHANGED:
@@ -126,7 +138,8 @@ def said(lines, slip):
         shown = [['slip_missing', {'line': str(slip['line']), 'code': slip['lesson']}]]
     else:
         shown = [['slip_added', {'line': str(slip['line']), 'code': slip['yours'], **where}]]
-    typed = keyboard.jamo_name(next(iter(re.findall(r'\w*[ㄱ-ㆎ]\w*', slip['yours'])), ''), slip['line'],
+    typed = keyboard.jamo_name(next(iter(re.findall(r'\w*[ㄱ-ㆎ]\w*', slip['yours'])), ''),
+                               slip['line'],
                                slip['yours'])
     if typed and not any(line[0] == 'hint' and line[1]['text'] == typed[0] for line in lines):
         shown.append(['hint', {'text': typed[0], **typed[1]}])  # ㅑ for i, with nothing raised

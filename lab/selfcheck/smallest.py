@@ -15,7 +15,8 @@ def smallest_difference(mine, theirs, rename):
         if type(mine) is not type(theirs):
             wrapped = parent_mine is not None and (code_of(theirs, str) in code_of(mine, str) or
                                                    code_of(mine, str) in code_of(theirs, str))
-            if wrapped and isinstance(parent_mine, ast.expr):  # [0][0] for [0]: the whole is clearer
+            # [0][0] for [0]: the whole is clearer
+            if wrapped and isinstance(parent_mine, ast.expr):
                 mine, theirs = parent_mine, parent_theirs
             break
         children = [(x, y) for x, y in zip(child_nodes(mine), child_nodes(theirs))
@@ -35,8 +36,8 @@ def child_nodes(node):
     for field in node._fields:
         value = getattr(node, field, None)
         for one in value if isinstance(value, list) else [value]:
-            if isinstance(one, ast.AST) and not isinstance(one, (ast.expr_context, ast.operator, ast.cmpop,
-                                                                   ast.unaryop, ast.boolop)):
+            if isinstance(one, ast.AST) and not isinstance(one, (
+                    ast.expr_context, ast.operator, ast.cmpop, ast.unaryop, ast.boolop)):
                 yield one
 
 

@@ -22,9 +22,11 @@ import warnings
 
 from lab.selfcheck import main_block, mutations, rules
 
-WALL = 5  # a limit by the clock, as a multiple of the CPU time's: only a backstop, for code that sleeps
+# a limit by the clock, as a multiple of the CPU time's: only a backstop, for code that sleeps
+WALL = 5
 FLOOR = 0.02  # seconds of CPU time a trial may always take: a few clock ticks
-LOOPING = 0.06  # seconds of a trial of a file that ran out of time: the lesson's slowest rule takes 0.015
+# seconds of a trial of a file that ran out of time: the lesson's slowest rule takes 0.015
+LOOPING = 0.06
 
 
 @contextlib.contextmanager
@@ -77,7 +79,8 @@ def on_trial(name, source, seconds):
         kept = sys.modules.get('tokenizer')
         try:
             with time_limit(loaded['limit']), contextlib.redirect_stdout(io.StringIO()):
-                if isinstance(trial, tuple) and swappable(tree, trial[0], trial[1]) and loaded.get('module'):
+                if isinstance(trial, tuple) and swappable(tree, trial[0], trial[1]) and \
+                        loaded.get('module'):
                     module = loaded['module']
                     with swapped(module, tree, *trial):
                         return run_rule(name, module, source, None)
@@ -99,7 +102,8 @@ def on_trial(name, source, seconds):
         answer = run(None)
         took = time.process_time() - started
         # a file that loops: a trial that mends it runs as the lesson's code does, in milliseconds
-        loaded['limit'] = LOOPING if answer == ['raised', 'TooLong'] else min(seconds, max(FLOOR, 10 * took))
+        looped = answer == ['raised', 'TooLong']
+        loaded['limit'] = LOOPING if looped else min(seconds, max(FLOOR, 10 * took))
         try:  # loaded once, for a trial to swap a function in: not once a trial
             with time_limit(seconds), contextlib.redirect_stdout(io.StringIO()):
                 loaded['module'] = load(compiled(source))
@@ -125,7 +129,8 @@ def in_a_fork(work, seconds):
             pass
         return found
     read, write = os.pipe()
-    gc.freeze()  # the objects there are now: the fork's collector leaves them, and their pages, alone
+    # the objects there are now: the fork's collector leaves them, and their pages, alone
+    gc.freeze()
     try:
         pid = os.fork()
     except OSError:  # said by the caller; the pipe is not left open
