@@ -59,8 +59,7 @@ NORMALIZATION = 'none: text is encoded as given; NFC is checked by the audit, ne
 # first, the file's own bytes last (the same tokenizer saved again with other spacing differs
 # only there, and is refused too: the record is of that file).
 RECORDED = ['kind', 'vocab_size', 'special_ids', 'end_of_document', 'id_to_token_sha256',
-            'normalization',
-            'tokenizer_sha256']
+            'normalization', 'tokenizer_sha256']
 
 
 def offsets_ok(tok, line, ids):
@@ -222,8 +221,8 @@ def record(tok, path, corpus, text, r):
 def check_manifest(manifest, path):
     """The tokenizer at path, compared with its release record: ValueError at
     the first difference."""
-    saved = reading.read_json(manifest, 'write it with python3 -m lab.audit FILE --out MANIFEST',
-                              2**20)
+    fix = 'write it with python3 -m lab.audit FILE --out MANIFEST'
+    saved = reading.read_json(manifest, fix, 2**20)
     if not isinstance(saved, dict) or not set(RECORDED) <= set(saved):
         raise ValueError(cli.message('audit.not_record', path=manifest))
     tok = kinds.load(path)
@@ -269,7 +268,7 @@ def arguments():
                         help='the highest unknown rate that passes (default: 0.001, '
                              'that is 0.1 %%)')
     cli.add_out(parser, None, 'write the release record there when every gate passes',
-                   'a release record')
+                'a release record')
     parser.add_argument('--manifest', type=Path, metavar='MANIFEST',
                         help='check the tokenizer against this release record, and nothing else')
     args = parser.parse_args()
@@ -300,9 +299,8 @@ def main():
     gates = gates_of(r, args.max_unk)
     # before the report: a reader gone (| head) does not lose it
     if args.out and all(gates.values()):
-        saving.save(json.dumps(record(tok, args.tokenizer, args.file, text, r), ensure_ascii=False,
-                               indent=2)
-                    + '\n', args.out)
+        made = record(tok, args.tokenizer, args.file, text, r)
+        saving.save(json.dumps(made, ensure_ascii=False, indent=2) + '\n', args.out)
     say = cli.message
     print(say('audit.of', tokenizer=shown(args.tokenizer.name), file=shown(args.file.name)) + '\n')
     show(tok, r, args.max_unk)

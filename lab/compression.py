@@ -48,7 +48,7 @@ KINDS = [  # the first that matches names the line
     ('code', re.compile(r'^\s{2,}\S|[{}]|;$|^\s*(def|class|import|return|for|if)\b|==|\w\(.*\)')),
     ('numbers', re.compile(r'\d')),
 ]
-# p: as is
+# p50, p95, p99: tokens a line at those percentiles, shown as is
 HEADER = ['text', 'lines', 'chars', 'tokens', 'ch/tok', 'B/tok', 'unknown', 'p50', 'p95', 'p99']
 NAME_COLUMNS = 16  # a longer file name is cut: to fewer columns when the figures need them
 

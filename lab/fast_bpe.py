@@ -93,8 +93,8 @@ def arguments():
                       help='ids in all: the base ones, then one per merge')
     cli.add_out(parser, None,
                 'where to save the tokenizer (default: data/tokenizer.json for the char '
-                   'kind, data/tokenizer-KIND.json for another)',
-                   'a tokenizer file of the same kind')
+                'kind, data/tokenizer-KIND.json for another)',
+                'a tokenizer file of the same kind')
     args = parser.parse_args()
     for option, kinds_that_take in TAKES.items():
         if getattr(args, option) is not None and args.kind not in kinds_that_take:

@@ -104,7 +104,7 @@ def arguments():
     cli.add_tokenizer(parser, 'a saved tokenizer, of any kind')
     cli.add_out(parser, Path('data'),
                 'the folder for train.bin, val.bin and meta.json (made if missing)',
-                   'a file of this lab (in PATH)')
+                'a file of this lab (in PATH)')
     parser.add_argument('--documents', choices=HOW, metavar='HOW',
                         help='what a document is: paragraphs (between blank lines) or '
                              'lines (default: '
@@ -238,16 +238,17 @@ def report(tok, made, batch):
                               else made['docs'] - made['train_docs'])]:
         key = 'prepare.bin' if count is None else \
             'prepare.bin_doc' if count == 1 else 'prepare.bin_docs'
-        lines.append(terminal.labelled(name,
-                                       say(key, tokens=f'{len(ids):,}', docs=f'{count or 0:,}',
-                                                 bytes=f"{len(ids) * made['id_bytes']:,}"), LABEL))
+        said = say(key, tokens=f'{len(ids):,}', docs=f'{count or 0:,}',
+                   bytes=f"{len(ids) * made['id_bytes']:,}")
+        lines.append(terminal.labelled(name, said, LABEL))
     return lines + [
         terminal.labelled('meta.json', say('prepare.meta'), LABEL),
         terminal.labelled(say('prepare.label_read_back'), say('prepare.read_back', verdict=same),
                           LABEL),
-        terminal.labelled(say('data.label_batch'), say('data.batch', windows=args.batch_size,
-                                                       block=args.block_size, seed=args.seed),
-                                                       LABEL),
+        terminal.labelled(say('data.label_batch'),
+                          say('data.batch', windows=args.batch_size, block=args.block_size,
+                              seed=args.seed),
+                          LABEL),
         f'  x[0]      {kinds.shown_ids(tok, xs[0], terminal.COLUMNS - LABEL)}',
         f'  y[0]      {kinds.shown_ids(tok, ys[0], terminal.COLUMNS - LABEL)}',
         terminal.labelled(say('data.label_check'),

@@ -47,9 +47,10 @@ def main():
                             pattern=pattern)) + '\n')
     rows = [['', say('pretokenize.pieces', label=label), say('pretokenize.lesson_whole')]]
     for n in range(min(SHOWN_MERGES, max(len(pre.merges), len(plain.merges)))):
-        rows.append([str(n + 1)] + [terminal.clip(terminal.shown(repr(tok.vocab[tok.merges[n][1]])),
-                                                  34)
-                                    if n < len(tok.merges) else '' for tok in (pre, plain)])
+        learned = [repr(tok.vocab[tok.merges[n][1]]) if n < len(tok.merges) else None
+                   for tok in (pre, plain)]
+        rows.append([str(n + 1)] + [terminal.clip(terminal.shown(text), 34) if text else ''
+                                    for text in learned])
     print(terminal.table(rows, right={0}))
 
     line = measures.first_line(text)[:60]

@@ -56,7 +56,7 @@ def render(tok, ids, colour, columns=80):
     """The picture as lines of text: pieces (coloured, or between bars) over their ids."""
     out = []
     room = columns - (0 if colour else 1)  # without colour, a bar opens each line
-    # one too long
+    # a piece too long for a line is clipped
     pieces = [(terminal.clip(piece, room - 1), id_) for piece, id_ in cells(tok, ids, colour)]
     for row in rows_of(pieces, room):
         top, bottom = [], []

@@ -101,8 +101,8 @@ def measure_ours(path, merges, part, jobs):
     if jobs > 1:
         try:
             again, figures['parallel'] = seconds(fast.encode, tok, text, jobs)
-        # no /dev/shm in a container, a limit of processes: said, not fatal
         except NoProcesses as e:
+            # no /dev/shm in a container, a limit of processes: said, not fatal
             if asked:
                 raise
             # said by the parent, which prints what a child measured
@@ -167,7 +167,7 @@ def measure_course(path, who):
                                       initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
         _, train_s = seconds(tok.train_from_iterator, docs, trainer)
         _, encode_s = seconds(tok.encode_batch, docs)
-    # KiB
+    # ru_maxrss is in KiB on Linux: the largest child's peak, in MiB
     children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 2**10 if resource else 0
     peak = peak_mb()
     return {'train': train_s, 'encode': encode_s, 'peak': peak and peak + children}
@@ -182,10 +182,9 @@ def measure_lesson(path, merges):
 
 def in_fresh_python(*args):
     """Run this lab with args in a fresh Python: its figures, as a dict."""
-    # it speaks ours
+    # the child speaks the language this process speaks
     argv = [sys.executable, '-m', 'lab.speed', *map(str, args), '--lang', cli.language()]
-    code, out, err = processes.run_bounded(argv, locations.ROOT,
-                                        CHILD_SECONDS)
+    code, out, err = processes.run_bounded(argv, locations.ROOT, CHILD_SECONDS)
     if code:  # the child's own message, said once: each of its lines, a wrapped one joined again
         said = []
         for line in err.strip().splitlines():
@@ -359,8 +358,8 @@ def measurable(files):
     it before the long runs (and a child starts with its parent's peak memory, not ours)."""
     try:
         paths = [path.resolve() for path in files]
-    # a symlink loop: RuntimeError before Python 3.13, OSError after
     except (RuntimeError, OSError) as e:
+        # a symlink loop: RuntimeError before Python 3.13, OSError after
         raise ValueError(cli.message('speed.cannot_follow', error=e)) from None
     sizes = {}
     for typed, path in zip(files, paths):
@@ -407,11 +406,12 @@ def main():
               '  python3 -m lab.speed --make-corpus stdlib.txt\n  python3 -m lab.speed stdlib.txt')
         return
     if args.kinds:
-        report_kinds([(terminal.shown(path.name),
-                       {kind: in_fresh_python('--child', f'kind-{kind}', path, 1,
-                                                                       '--merges', args.merges)
-                                                 for kind in kinds.KINDS}) for path in paths],
-                                                 args.merges)
+        measured = [(terminal.shown(path.name),
+                     {kind: in_fresh_python('--child', f'kind-{kind}', path, 1, '--merges',
+                                            args.merges)
+                      for kind in kinds.KINDS})
+                    for path in paths]
+        report_kinds(measured, args.merges)
         return
     theirs_version = has_tokenizers()
     print(cli.message('speed.asked', merges=f'{args.merges:,}') + '\n', flush=True)

@@ -190,8 +190,9 @@ def in_a_fork(work, seconds):
     read, write = os.pipe()
     sys.stdout.flush()  # else what waits in this process's buffers is written twice
     sys.stderr.flush()
-    with warnings.catch_warnings():  # Python 3.12+ warns of a fork where a thread runs: a fork that
-        # waits on a lock is ended with the rest
+    # Python 3.12+ warns of a fork where a thread runs: a fork that waits on a lock is ended with
+    # the rest
+    with warnings.catch_warnings():
         warnings.simplefilter('ignore', DeprecationWarning)
         pid = os.fork()
     if pid == 0:

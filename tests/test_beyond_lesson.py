@@ -79,8 +79,10 @@ class CommandLineErrorTest(unittest.TestCase):
     def assert_refused(self, *words, process=False):
         """tokenizer.py fails with one line naming words, and the saved tokenizer is untouched (in a
         fork of its own where a wrong read could wait forever: the timeout ends it)."""
-        done = in_a_fork(lambda: tokenizer_inside(self.root),
-                         20) if process else tokenizer_inside(self.root)
+        if process:
+            done = in_a_fork(lambda: tokenizer_inside(self.root), 20)
+        else:
+            done = tokenizer_inside(self.root)
         self.assertEqual(done.returncode, 1, done.stdout)
         self.assertEqual(done.stdout, '')
         self.assertNotIn('Traceback', done.stderr)
@@ -295,7 +297,7 @@ class SaveTest(unittest.TestCase):
         self.assertEqual([w.returncode for w in writers], [0, 0])
         seen.add(self.path.read_text(encoding='utf-8'))
         self.assertLessEqual(seen, {'{"old": true}\n', 'A' * 20000, 'B' * 20000})
-        # that is Python's
+        # __pycache__ is Python's, not a file left by a writer
         left = sorted(p.name for p in self.root.iterdir() if p.name != '__pycache__')
         self.assertEqual(left, ['tokenizer.json', 'tokenizer.py'])
 

@@ -70,7 +70,7 @@ class ContractTest(unittest.TestCase):
                 else:
                     continue
                 with self.subTest(path.name, lab=lab, line=node.lineno):
-                    # and its own package
+                    # the libraries the labs share, and the lab's own package
                     self.assertLessEqual(set(names), SHARED_LIBRARIES | {lab})
 
     def test_the_lesson_files_follow_the_lesson(self):

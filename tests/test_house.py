@@ -219,16 +219,15 @@ class AddingTest(unittest.TestCase):
         place = 'class Rule(NamedTuple):'
         cls.edit('lab/selfcheck/rules.py', place, rule + place)
         cls.edit('lab/selfcheck/rules.py',  # the list
-                  '    Rule(1, {\'merge\'}, {0, 1}, rule_merge_in_time),\n',
+                 '    Rule(1, {\'merge\'}, {0, 1}, rule_merge_in_time),\n',
                   '    Rule(1, {\'merge\'}, {0, 1}, rule_merge_in_time),\n'
                   '    Rule(1, {\'merge\'}, {0, 1}, rule_throwaway),\n')
         locale = cls.root / 'lab' / 'locale'
         catalog = json.loads((locale / 'en.json').read_text(encoding='utf-8'))
         catalog['rule.rule_throwaway'] = 'a throwaway rule: three 4s merge as 7 4'
         (locale / 'en.json').write_text(json.dumps(catalog), encoding='utf-8')
-        # a language:
+        # a language: a catalog of its own
         catalog['rule.rule_decode'] = 'decode: ids back to text, in the throwaway language'
-        # a catalog of its own
         (locale / 'xx.json').write_text(json.dumps(catalog), encoding='utf-8')
         done = run(cls.root, '-m', 'lab.selfcheck', '--lang', 'xx')
         return done.returncode, done.stdout + done.stderr

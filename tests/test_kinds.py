@@ -440,7 +440,8 @@ class NoTokenCrossesAPieceTest(unittest.TestCase):
         tokenizers = [WordBPE.train(MIXED, 200)] + [PieceBPE.train(MIXED, 200, p)
                                                     for p in PIECE_PATTERNS]
         for tok in tokenizers:
-            for text in [MIXED, TEXT, '한국어 토크나이저 12345 https://example.com/a?b=1 x_y+=2;']:
+            for text in [MIXED, TEXT,
+                         '한국어 토크나이저는 12345 https://example.com/a?b=1 x_y+=2;']:
                 with self.subTest(tok.state().get('pattern', 'word'), text=text[:20]):
                     self.assert_pieces_kept(tok, text)
 

@@ -83,7 +83,7 @@ class TrainAnyKindTest(unittest.TestCase):
         code, out, err = self.train('--kind', 'piece', '--merges', '5', out='other.json')
         self.assertEqual((code, messages(err)),
                          (1, ['lab.fast_bpe: other.json exists and is not a piece '
-                                                     'tokenizer: use --force to replace it']))
+                              'tokenizer: use --force to replace it']))
         self.assertEqual(kinds.load(self.root / 'other.json').kind, 'word')
         self.assertEqual(self.train('--kind', 'piece', '--merges', '5', '--force',
                                     out='other.json')[0], 0)

@@ -418,7 +418,7 @@ class PrepareTest(unittest.TestCase):
         self.assertEqual(done.returncode, 1)
         self.assertEqual(messages(done.stderr),
                          ['lab.prepare: prepared/val.bin is a folder: move it away or '
-                                                 'give --out another folder'])
+                          'give --out another folder'])
 
     def test_text_shorter_than_a_window_is_a_clear_error(self):
         root = copy_project(self)
@@ -566,8 +566,8 @@ class EveryLabTest(unittest.TestCase):
     def test_a_missing_file_is_one_line_for_every_lab_that_reads_one(self):
         root = copy_project(self)
         trained(root)
-        for name in [name for name in READS_TEXT if name not in ('token_count', 'merge_order',
-                                                                     'pretokenize', 'vocab_curve')]:
+        no_file_needed = ('token_count', 'merge_order', 'pretokenize', 'vocab_curve')
+        for name in [name for name in READS_TEXT if name not in no_file_needed]:
             with self.subTest(name):
                 done = inside(root, name, 'nope.txt')
                 self.assertEqual(done.returncode, 1)

@@ -90,9 +90,10 @@ SLIPS = [
     ('            i += 1\n    return result', '            i += 0\n    return result',
      'hint.loop_merge'),
     (('        for _ in range(count):', '            ids = merge(ids, pair, new_id)\n'),
-     # the ids never change: the same
+     # the ids never change: the same pair again and again; time runs out in train or in the
+     # merge it calls
      ('        while True:', '            merge(ids, pair, new_id)\n'),
-     'hint.loop_train'),  # pair again and again; time runs out in train or in the merge it calls
+     'hint.loop_train'),
     # what merge gives back is dropped
     ('            ids = merge(ids, pair, new_id)\n        return cls',
      '            merge(ids, pair, new_id)\n        return cls', 'same_pair_again'),
@@ -147,8 +148,8 @@ def lesson_with(old, new):
     return typed
 
 
+# a SyntaxError in part 4
 UNCLOSED = LESSON.replace('        ids = [self.chars.get(c, 0) for c in text]',
-                          # a SyntaxError in part 4
                           '        ids = [self.chars.get(c, 0) for c in text')
 # mistakes whose slips are looked for too
 ONE_OFF = lesson_with('            i += 2', '            i += 1')
@@ -403,7 +404,7 @@ class LabsMeetAnUnfinishedFileTest(unittest.TestCase):
         self.assertEqual((code, said[0], said[-1]), (130, 'interrupted', errors.SELFCHECK))
         self.assertEqual(said[1],
                          f'it was in tokenizer.py, line {train} in train, then line {line} '
-                                  'in merge: does each of these loops end?')
+                         'in merge: does each of these loops end?')
 
     def test_a_lab_speaking_korean_says_the_learners_error_and_where_ctrl_c_was_in_korean(self):
         stopped = lesson_with('            i += 1\n    return result', '            i += 1\n'
@@ -531,8 +532,8 @@ class HostileLearnerFileTest(unittest.TestCase):
                                       "shutil.rmtree(os.getcwd(), ignore_errors=True)\n", 1),
         }
         started = time.monotonic()
-        cls.answers = dict(zip(together, check.check_many(list(together.values()), check.lesson(),
-                                                               hash_seed=False)))
+        answers = check.check_many(list(together.values()), check.lesson(), hash_seed=False)
+        cls.answers = dict(zip(together, answers))
         cls.seconds = time.monotonic() - started
 
     def setUp(self):
@@ -593,7 +594,7 @@ class HostileLearnerFileTest(unittest.TestCase):
 
     def test_a_file_that_deletes_its_own_folder_gets_an_answer_for_every_rule(self):
         answers = self.answers['deletes']
-        # no labs beside it; any
+        # an answer for every rule but the labs' (no labs beside it), of any state but todo
         self.assertEqual(set(answers), set(rules.PART_OF) - set(rules.LABS))
         self.assertLessEqual({state for state, _ in answers.values()},
                              {'passed', 'failed', 'not_checked'})
@@ -918,7 +919,7 @@ class CatalogTest(unittest.TestCase):
             lines, status = report.report(words, every_rule_held, 'tokenizer.py')
         self.assertEqual(status, 0)
         every = len(rules.PART_OF)  # the project's own files: every rule holds, the labs' too
-        # English, for it
+        # the summary in English, as the catalog has it
         self.assertIn(f'{every} of the {every} rules of the parts you typed hold', lines)
         self.assertEqual(words['part.1'], ko['part.1'])  # Korean for the rest
 

@@ -139,8 +139,8 @@ class LocateTest(unittest.TestCase):
             caught += 1
             missing = [int(f['line']) for key, f in said if key == 'slip_missing']
             imports = any(key == 'hint' and f['text'] == 'hint.missing_import' for key, f in said)
-            located += named_line(said) == line or imports or \
-                bool(missing) and missing[0] in (line - 1, line)
+            located += (named_line(said) == line or
+                        bool(missing) and missing[0] in (line - 1, line) or imports)
         self.assertGreater(caught, 25)
         self.assertGreaterEqual(located / caught, 0.95)
 
@@ -197,8 +197,8 @@ class LabsTest(unittest.TestCase):
         cls.root = copy_project(cls, parts=['settings.json', 'data/train.txt', 'lab'])
         (cls.root / 'tokenizer.py').write_text(LESSON, encoding='utf-8')
         for name in ['bpe_trace', 'unknown', 'token_count']:
-            typed = (LESSON_FILES / 'lab' / f'{name}.py').read_bytes()
-            (cls.root / 'lab' / f'{name}.py').write_bytes(typed)
+            lesson_lab = (LESSON_FILES / 'lab' / f'{name}.py').read_bytes()
+            (cls.root / 'lab' / f'{name}.py').write_bytes(lesson_lab)
 
     @classmethod
     def typed_with_slips(cls):
@@ -209,9 +209,8 @@ class LabsTest(unittest.TestCase):
                 for name in ['token_count', 'bpe_trace']}
         (folder / 'token_count.py').write_text(kept['token_count'].replace('48]', '28]'),
                                                encoding='utf-8')
-        (folder / 'bpe_trace.py').write_text(kept['bpe_trace'].replace('for (a, b), new_id',
-                                                                     'for a, b, new_id'),
-                                           encoding='utf-8')
+        slipped = kept['bpe_trace'].replace('for (a, b), new_id', 'for a, b, new_id')
+        (folder / 'bpe_trace.py').write_text(slipped, encoding='utf-8')
         (folder / 'unknown.py').rename(cls.root / 'unknown.txt')
         try:
             return labs.find(cls.root)

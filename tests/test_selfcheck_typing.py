@@ -40,9 +40,9 @@ TYPED = {
     'merges = [] dedented': line_changed(27, lambda line: line[4:]),
     'decode typed as pass': LESSON.replace(DECODE, '        pass'),
     'decode typed as ...': LESSON.replace(DECODE, '        ...'),
-    'encode pasted with prompts': ''.join(('>>> ' if n == 42 else '... ') + line if 42 <= n <= 46
-                                          else line
-                                          for n, line in enumerate(LINES, 1)),
+    'encode pasted with prompts': ''.join(
+        ('>>> ' if n == 42 else '... ') + line if 42 <= n <= 46 else line
+        for n, line in enumerate(LINES, 1)),
     'line numbers pasted': ''.join(f'{n} {line}' for n, line in enumerate(LINES, 1)),
     'output pasted': LESSON + 'vocab: 100 merges: 72\nroundtrip: OK [1, 2]\n',
     'a BOM inside': line_changed(27, lambda line: line[:8] + '\ufeff' + line[8:]),
@@ -85,8 +85,7 @@ class WrongPlaceTest(unittest.TestCase):
         said = hint('encode inside train')
         self.assertEqual(said,
                          {'text': 'hint.def_inside', 'name': 'encode', 'line': '42',
-                          'inside': 'train',
-                                'spaces': '4', 'part': '4'})
+                          'inside': 'train', 'spaces': '4', 'part': '4'})
         self.assertEqual(hint('state inside decode')['inside'], 'decode')
 
     def test_a_method_typed_in_the_main_block_is_named_with_where_it_belongs(self):

@@ -31,7 +31,8 @@ def suite_with_a_slip():
         lesson = (LESSON_FILES / 'tokenizer.py').read_text(encoding='utf-8')
         slip = lesson.replace('result.append(new_id)', 'result.append(pair)')
         (root / 'tokenizer.py').write_text(slip, encoding='utf-8')
-        modules = ['tests.test_lesson_merge', 'tests.test_tutor.TutorFirstTest.'
+        modules = ['tests.test_lesson_merge',
+                   'tests.test_tutor.TutorFirstTest.'
                    'test_every_part_of_tokenizer_py_keeps_the_lessons_rules']
         environment = {**os.environ, **ENGLISH, 'XSLM_NO_SUITE_IN_SUITE': '1'}
         environment.pop(gate.VERDICT, None)  # its own tutor's verdict, on its own file

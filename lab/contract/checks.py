@@ -43,10 +43,10 @@ def vocabulary_problem(vocab, merges, head=(UNKNOWN,), never_made=_newline_merge
         return message('file.surrogate', at=bad, piece=terminal.quoted(vocab[bad]))
     if not isinstance(merges, list) or len(merges) > len(vocab) - len(head):
         return message('file.merges_list', most=len(vocab) - len(head))
-    # each entry's shape first,
+    # each entry's shape first, so that a broken merge is not taken for a vocab that does not match
     bad = next((n for n, m in enumerate(merges) if not is_merge(m)), None)
-    if bad is not None:  # so that a broken merge is not taken for a vocab that does not match
-        # as the file has it: true
+    if bad is not None:
+        # as the file has it: true, not Python's True
         written = json.dumps(merges[bad], ensure_ascii=False, default=repr)
         return message('file.merge_shape', n=bad, written=terminal.clip(written, 40))
     if merges and merges[-1][1] != len(vocab) - 1:

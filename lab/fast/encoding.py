@@ -111,8 +111,8 @@ def in_processes(start, state, work, blocks, jobs):
                 started.append(start_process(context, serve, args))
                 sender.close()  # the process holds it now: its end closes the pipe
                 owed[answers] = len(share)
-        # no more processes allowed (ulimit -u), no memory, no /dev/shm to share
         except OSError as e:
+            # no more processes allowed (ulimit -u), no memory, no /dev/shm to share
             raise NoProcesses(cli.message('encoding.no_processes', jobs=jobs,
                                           why=cli.os_error(e))) from None
         while owed:

@@ -8,7 +8,8 @@
 
   char     char.py     the lesson's BPE, trained and encoding with the engine (lab/fast)
   word     word.py     merges inside words only; every space is the end-of-word token </w>
-  piece    piece.py    a pattern cuts the text first (patterns.py); merges stay in a piece
+  piece    piece.py    a regular expression cuts the text first (patterns.py); merges stay
+                       in a piece
   byte     byte.py     UTF-8 bytes are the base: no text is ever unknown
   special  special.py  the lesson's BPE and markers such as <eos>, with ids BPE can never make
 
@@ -61,10 +62,9 @@ KINDS = {'char': CharBPE, 'word': WordBPE, 'piece': PieceBPE, 'byte': ByteBPE,
 # what the labs and a user's code take from here: the kinds, their files, their special strings
 __all__ = ['KINDS', 'ByteBPE', 'CharBPE', 'PieceBPE', 'SpecialBPE', 'WordBPE',
            'load', 'load_lesson', 'save', 'default_path', 'is_tokenizer_file', 'file_state',
-           'kind_of',
-           'describe', 'fingerprint', 'mapping_fingerprint', 'plain', 'token_text', 'shown_ids',
-           'encode_documents', 'document_end', 'special_strings', 'special_strings_line',
-           'said_of_special_strings']
+           'kind_of', 'describe', 'fingerprint', 'mapping_fingerprint', 'plain', 'token_text',
+           'shown_ids', 'encode_documents', 'document_end', 'special_strings',
+           'special_strings_line', 'said_of_special_strings']
 
 
 def file_state(tok):

@@ -203,9 +203,8 @@ class ByteBPE:
             if len(data) >= LONG_PIECE and self.replayer():
                 self.remember(piece, self._replay(data.decode('latin-1')))
             else:
-                self.remember(piece,
-                              encode_line(list(map(self.byte_ids.__getitem__, data)), self._ranks,
-                                                 self._made, self.vocab_size))
+                ids = list(map(self.byte_ids.__getitem__, data))
+                self.remember(piece, encode_line(ids, self._ranks, self._made, self.vocab_size))
         return self._done[piece]
 
     def replayer(self):

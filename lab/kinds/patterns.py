@@ -110,8 +110,8 @@ def read_otherwise(pattern):
         token = pattern[i:i + 2] if pattern[i] == '\\' else pattern[i]
         if token in ('\\w', '\\W', '\\d', '\\D', '\\b', '\\B', '\\Z', '\\z', '\\A') or \
                 in_class and pattern.startswith('[:', i) or not in_class and token == '$':
-            return token if not pattern.startswith('[:',
-                                                   i) else pattern[i:pattern.find(':]', i) + 2]
+            named = pattern.startswith('[:', i)  # [:alpha:], said whole
+            return pattern[i:pattern.find(':]', i) + 2] if named else token
         if not in_class and pattern.startswith('(?', i) and re.match(r'\(\?[a-zA-Z]', pattern[i:]):
             return re.match(r'\(\?[a-zA-Z-]*', pattern[i:]).group(0) + ')'
         in_class = token == '[' or (in_class and token != ']')

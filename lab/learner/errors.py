@@ -89,11 +89,10 @@ def interrupted_in_learners_file(error, words=None):
     frames = [frame for frame in traceback.extract_tb(error.__traceback__) if stopped_in(frame)]
     if not frames:
         return []
-    places = catalogs.render(words, 'errors.then', {}).join(
-        catalogs.render(words,
-                        'errors.at_top' if frame.name == '<module>' else 'errors.in_function',
-                        {'line': str(frame.lineno), 'function': frame.name})
-                        for frame in frames[-3:])
+    def place(frame):
+        key = 'errors.at_top' if frame.name == '<module>' else 'errors.in_function'
+        return catalogs.render(words, key, {'line': str(frame.lineno), 'function': frame.name})
+    places = catalogs.render(words, 'errors.then', {}).join(map(place, frames[-3:]))
     which = 'errors.stopped_one' if len(frames) == 1 else 'errors.stopped_many'
     return [catalogs.render(words, which, {'places': places}),
             catalogs.render(words, 'errors.selfcheck', {})]

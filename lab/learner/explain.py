@@ -292,8 +292,8 @@ def defs_in(source):
                 walk(node.body, node.name)
             elif isinstance(node, ast.ClassDef):
                 walk(node.body, 'class' if where == 'top' else where)
-            elif isinstance(node,
-                            ast.If) and "id='__name__'" in ast.dump(node.test) and where == 'top':
+            elif isinstance(node, ast.If) and "id='__name__'" in ast.dump(node.test) and \
+                    where == 'top':
                 walk(node.body + node.orelse, 'main')
             elif isinstance(node, (ast.If, ast.For, ast.While, ast.With, ast.Try)):
                 walk(getattr(node, 'body', []) + getattr(node, 'orelse', []), where)
@@ -322,8 +322,8 @@ def misplaced(source, name):
 def dedented(source, error):
     """The hint for a line indented less than the lines around it (merges = [] one level out):
     Python names the line after it, 'unexpected indent', where the line to mend is this one."""
-    if not isinstance(error,
-                      IndentationError) or not (error.msg or '').startswith('unexpected indent'):
+    if not isinstance(error, IndentationError) or \
+            not (error.msg or '').startswith('unexpected indent'):
         return None
     lines = source.splitlines()
     code = [(n, line) for n, line in enumerate(lines[:(error.lineno or 1) - 1], 1)
@@ -360,7 +360,7 @@ def missing_from_bpe(name):
     if callable(vars(module).get(name)) or isinstance(vars(module).get(name),
                                                       (classmethod, staticmethod)):
         return 'hint.outside_class', {'name': name, 'part': part}
-    # not a slip for another
+    # the methods typed under a name the lesson has not: a lesson's method is not a slip for another
     typed = [key for key, value in vars(bpe).items() if key not in METHODS and
              (callable(value) or isinstance(value, classmethod))]
     close = difflib.get_close_matches(name, typed, 1, 0.7)

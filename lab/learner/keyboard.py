@@ -53,7 +53,7 @@ def slip(char, line, text):
     shown = repr(char)[1:-1] if not char.isprintable() or char in SPACES | INVISIBLE else char
     return [f'hint.keyboard_{kind}',
             {'char': shown, 'name': name_of(char), 'code': f'U+{ord(char):04X}',
-                                      'line': str(line), 'column': str(column), 'ascii': typed}]
+             'line': str(line), 'column': str(column), 'ascii': typed}]
 
 
 def invalid_character(error, source):

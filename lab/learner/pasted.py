@@ -29,9 +29,9 @@ def pasted(source, line):
         found = [n for n, typed in enumerate(lines, 1) if NUMBERED.match(typed) and
                  # a blank line of the listing: its number
                  (not _is_code(typed) or typed.strip().isdigit())]
-        # a listing: 23 @classmethod
+        # a listing: each line between its numbered lines is of it too, even one that is code to
+        # Python (23 @classmethod reads as a product of 23 and classmethod)
         if len(found) > 1 and len(found) >= 0.8 * (found[-1] - found[0] + 1):
-            # is code to Python, a product of 23 and classmethod
             found = range(found[0], found[-1] + 1)
         if len(found) > 1:
             return 'hint.pasted_numbers', {'lines': numbers(found)}

@@ -325,7 +325,7 @@ def ending(error):
     said = errors.learners_error(error, _words())
     if said:  # what, where, and the tutor; no traceback
         return 1, said, False
-    # stdout: files say theirs
+    # a disk full or failing under stdout (a file the lab writes says its own error)
     if isinstance(error, OSError) and error.errno in (errno.ENOSPC, errno.EIO):
         return 1, [message('cli.cannot_write', why=os_error(error))], True
     # before any file is written: each is saved whole, at the end
@@ -337,9 +337,8 @@ def ending(error):
     if isinstance(error, measures.TooFewLines):
         return 1, [message('measures.two_lines')], False
     tutor = locations.TUTOR
-    # tokenizer.py's to mend:
     if isinstance(error, ValueError) and str(error).endswith(f': {tutor}'):
-        # the tutor on a line of its own
+        # tokenizer.py's to mend: the tutor on a line of its own
         return 1, [str(error)[:-len(tutor) - 2], message('errors.selfcheck')], False
     return (1, [str(error)], False) if isinstance(error, ValueError) else None
 

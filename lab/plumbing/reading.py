@@ -90,8 +90,8 @@ def read_text(path, fix=A_TEXT_FILE, limit=None):
     data = read_bytes(path, fix, limit)
     try:
         text = data.decode('utf-8-sig')
-    # e.object: the bytes after a byte order mark, as e.start counts
     except UnicodeDecodeError as e:
+        # e.object: the bytes after a byte order mark, as e.start counts
         line, byte = e.object.count(b'\n', 0, e.start) + 1, e.object[e.start]
         if _is_cp949_korean(data):
             name = Path(path).name

@@ -22,9 +22,8 @@ def width(text):
     """Columns text takes on a terminal: wide (CJK, emoji) 2, combining marks 0."""
     if text.isascii():  # most of what the labs print: a column a character
         return len(text)
-    return sum(0 if unicodedata.combining(ch) else 2 if unicodedata.east_asian_width(ch) in 'WF'
-               else 1
-               for ch in text)
+    return sum(0 if unicodedata.combining(ch) else
+               2 if unicodedata.east_asian_width(ch) in 'WF' else 1 for ch in text)
 
 
 def quoted(value, columns=40):
@@ -177,8 +176,8 @@ def use_colour(stream=None):
     return stream.isatty() and not os.environ.get('NO_COLOR') and os.environ.get('TERM') != 'dumb'
 
 
-# punctuation a terminal's encoding may lack (EUC-KR has no em dash), as the ASCII that looks like
-# it
+# punctuation a terminal's encoding may lack (EUC-KR has no em dash), as the ASCII that looks
+# like it
 _LOOKALIKES = {'\u2014': '-', '\u2013': '-', '\u2212': '-', '\u00b7': '.', '\u2026': '...',
               '\u2018': "'", '\u2019': "'", '\u201c': '"', '\u201d': '"', '\u2192': '->'}
 

@@ -36,7 +36,8 @@ What is where:
   trial.py     the failed rule run again on a trial, in a fork of the child, bounded
   labs.py      the lesson's three labs you type, run and held to what the lesson prints
   report.py    the answers in your language, part by part
-  lesson/      the lesson's files as printed, and other_ways.py: what yours are compared with
+  lesson/      the lesson's files exactly as printed, and other_ways.py: what yours are
+               compared with
 What an error means, and the words in each language, are lab/learner/'s: the labs say them too.
 
 Try next: make one mistake on purpose (step one instead of two in merge, forget

@@ -35,8 +35,8 @@ def arguments(argv, words):
         elif arg == '--watch':
             watch = True
         elif arg == '--lang' or arg.startswith('--lang='):
-            value = arg.split('=',
-                              1)[1] if '=' in arg else argv[n + 1] if n + 1 < len(argv) else None
+            value = (arg.split('=', 1)[1] if '=' in arg else
+                     argv[n + 1] if n + 1 < len(argv) else None)
             skip = '=' not in arg
             if value is None or catalogs.language_code(value) not in catalogs.languages():
                 langs = ', '.join(catalogs.languages())

@@ -54,8 +54,8 @@ def typed_names(source):
                                and not stub(item))
                 if 'merge' in methods:
                     names.add('merge')  # typed, inside the class: its rules say where it belongs
-        # '__main__', or a slip
         elif isinstance(node, ast.If) and "id='__name__'" in ast.dump(node.test):
+            # '__main__', or a slip
             names.add('__main__')
     # typed in the wrong place: its rules say where
     for name, _, _, where, _ in explain.defs_in(source):
@@ -184,7 +184,7 @@ def check(path, lesson_text=None):
             del CHECKED[next(iter(CHECKED))]  # the first kept goes first
     answers = json.loads(json.dumps(CHECKED[key]))  # a copy: the caller may change it
     wrong = settings_said(root / 'settings.json')
-    # the rules ran on the lesson's
+    # settings.json is not the lesson's, yet the command line held: the rules ran on the lesson's
     if wrong and answers.get(rules.COMMAND_LINE, [''])[0] == 'passed':
         answers[rules.COMMAND_LINE] = ['failed', [wrong, ['look', {'where': 'look.settings'}]]]
     return answers
@@ -252,8 +252,8 @@ def check_many(sources, lesson_text, broken=None, children=1, seconds=runner.SEC
                 pass  # waited in short turns: a signal another thread received is handled here too
             for n, done in enumerate(running):
                 answers[n::children] = done.result()
-        # Ctrl-C or SIGTERM: the children first, or the pool would wait for them
         except BaseException:
+            # Ctrl-C or SIGTERM: the children first, or the pool would wait for them
             runner.kill_all()
             raise
         finally:

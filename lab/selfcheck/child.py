@@ -146,7 +146,7 @@ def run_job(folder, names, seconds=SECONDS, search=True):
         answer, stopped = answer_for(name, folder, source, limit, settled)
         RUNNING['name'] = None
         stuck |= set(rules.PARTS) if name == 'rule_imports' and answer[0] == 'failed' else stopped
-        # then it is not checked
+        # an earlier part this rule calls broke: then this rule is not checked
         before = {p for p in rules.CALLS[name] & broke if p < rules.PART_OF[name]}
         # a lab names its own slip
         if answer[0] == 'failed' and name not in rules.LABS and not before:
@@ -155,9 +155,8 @@ def run_job(folder, names, seconds=SECONDS, search=True):
         (held if answer[0] == 'passed' else broke).add(rules.PART_OF[name])
         answers.append((name, answer))
         yield name, answer
-    for (at, name, *_), slip in zip(wanted,
-                                    slips(wanted, answers, names, folder, source) if search
-                                    else []):
+    found = slips(wanted, answers, names, folder, source) if search else []
+    for (at, name, *_), slip in zip(wanted, found):
         if slip:
             yield name, [answers[at][1][0], slip_lines.said(answers[at][1][1], slip)]
 
@@ -175,12 +174,12 @@ def slips(wanted, answers, names, folder, source):
             try:
                 yield slip_for(name, names, folder, source, limit, settled, stopped,
                                raised_at(answers[at][1][1]), first)
-            # its search took too long: the rule's answer stands; on to the next
             except rules.TooLong:
+                # its search took too long: the rule's answer stands; on to the next
                 yield None
-            # a file of a shape the finder did not foresee: the rule's answer stands
             except Exception:
-                # for whoever works on the finder: its own error
+                # a file of a shape the finder did not foresee: the rule's answer stands
+                # XSLM_TUTOR_RAISE, for whoever works on the finder: its own error
                 if os.environ.get('XSLM_TUTOR_RAISE'):
                     raise
                 yield None

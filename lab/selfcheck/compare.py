@@ -73,8 +73,7 @@ def units(tree):
             found['__main__'] = (node.body, set())
     for prefix, node in others:  # in the lesson's order, the first unit of its place not typed
         left = [name for name in UNITS if name.startswith(prefix) and (prefix or name == 'merge')
-                and
-                (name not in found or name == 'BPE.__init__' and len(found[name][0]) == 1)]
+                and (name not in found or name == 'BPE.__init__' and len(found[name][0]) == 1)]
         if left and left[0] == 'BPE.__init__':
             found[left[0]][0].append(node)
         elif left:

@@ -68,8 +68,8 @@ def lesson_ways(reference=None):
                 if n == 0 and name != '<imports>':
                     # the whole file's: each def, class and block is taken on its own below
                     continue
-                ways.setdefault(name,
-                                []).append((items(body, main=name == '__main__'), local, lines))
+                way = (items(body, main=name == '__main__'), local, lines)
+                ways.setdefault(name, []).append(way)
     return ways
 
 
@@ -81,8 +81,8 @@ def compared(source, reference=None):
     tree = parse(source)
     ways = lesson_ways(reference)
     out = []
-    for name, (body,
-               local) in (script_units(tree) if reference is not None else units(tree)).items():
+    found_units = script_units(tree) if reference is not None else units(tree)
+    for name, (body, local) in found_units.items():
         if name not in ways:
             continue
         main = name in ('__main__', '<script>')
@@ -385,8 +385,8 @@ def lines_run(ran, name='tokenizer.py'):
         return local
 
     def calls(frame, event, _):
-        return local(frame, event,
-                     _) if os.path.basename(frame.f_code.co_filename) == name else None
+        mine = os.path.basename(frame.f_code.co_filename) == name
+        return local(frame, event, _) if mine else None
     before = sys.gettrace()
     sys.settrace(calls)
     try:

@@ -36,7 +36,7 @@ class Names:
         bound |= {n.arg for n in ast.walk(function) if isinstance(n, ast.arg)}
         read = {n.id for n in ast.walk(function) if isinstance(n, ast.Name)
                 and isinstance(n.ctx, ast.Load)}
-        # the file's
+        # the file's own functions and classes
         known = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
         known |= {a.asname or a.name.split('.')[0] for n in ast.walk(tree)
                   if isinstance(n, (ast.Import, ast.ImportFrom)) for a in n.names}
@@ -168,7 +168,7 @@ def places(statement, path, names):
         if isinstance(node, ast.Name):
             found.append((at + ('id',),
                           names.instead_of(node.id, not isinstance(node.ctx, ast.Load),
-                                                          id(node) in callees)))
+                                           id(node) in callees)))
         elif isinstance(node, ast.arg):
             found.append((at + ('arg',), names.instead_of(node.arg, True)))
         elif isinstance(node, ast.Attribute):

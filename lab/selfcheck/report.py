@@ -104,7 +104,7 @@ def summary(words, answers):
     """The last lines, and the exit status: how many rules hold, then the one thing to do next."""
     rules = [name for name in PART_OF if name in answers]
     held = sum(answers[name][0] == 'passed' for name in rules)
-    # it failed, and counts
+    # a part Python could not read is typed too: it failed, and counts
     typed = sum(answers[name][0] != 'todo' for name in rules) + (SYNTAX in answers)
     failed = [name for name in [SYNTAX, *rules] if name in answers and answers[name][0] == 'failed']
     lines = ['', render(words, 'summary', {'held': str(held), 'typed': str(typed)})]
@@ -128,8 +128,9 @@ def rule_lines(words, name, answer, shown_file):
     """The rule's marker and words, then, for FAILED and --, the lines that say why."""
     state, said = answer
     lines = [terminal.fill(words[f'rule.{name}'], f'{MARKERS[state]:<8}', ' ' * 8)]
-    return lines + (said_lines(words, said, shown_file) if state in ('failed', 'not_checked')
-                    else [])
+    if state not in ('failed', 'not_checked'):
+        return lines
+    return lines + said_lines(words, said, shown_file)
 
 
 def said_lines(words, said, shown_file):

@@ -255,7 +255,7 @@ def rule_ties():
 def rule_newline():
     _expect_first_merge([('x\n' * 20 + 'ab ab ab', ('a', 'b')),
                          ('\nx' * 20 + 'ab ab ab', ('a', 'b'))],
-                       'look.newline')
+                        'look.newline')
 
 
 def rule_new_token():

@@ -123,8 +123,8 @@ def said(lines, slip):
     shown = [['slip_line', {'line': line, 'code': slip['yours'], **where}]] if slip['yours'] else []
     if slip['what'] == MOVED:
         shown.append(['slip_moved', {}])
-    # indented otherwise
     elif slip['what'] == CHANGED and slip['here'] == slip['there'] and slip['depth']:
+        # indented otherwise
         spaces = str(4 * abs(slip['depth']))
         shown.append(['slip_deeper' if slip['depth'] > 0 else 'slip_shallower', {'spaces': spaces}])
     elif slip['what'] == CHANGED:

@@ -207,8 +207,8 @@ def run_rule(name, module, source, code):
 def swappable(tree, path, node):
     """Whether a trial is a function of the file (merge, or a method of a class at the top)
     changed in itself: then only that function need be compiled anew."""
-    return isinstance(node, ast.FunctionDef) and (len(path) == 2 or len(path) == 4 and
-                                                 isinstance(at(tree, path[:2]), ast.ClassDef))
+    in_a_class = len(path) == 4 and isinstance(at(tree, path[:2]), ast.ClassDef)
+    return isinstance(node, ast.FunctionDef) and (len(path) == 2 or in_a_class)
 
 
 @contextlib.contextmanager
