@@ -56,8 +56,8 @@ def main():
               merges=len(tok.merges)))
     if tok.merges:
         print(say('byte_bpe.ids', last=tok.vocab_size - 1))
-        first = '  '.join(f'{tok.bytes_of[new].decode("utf-8", "replace")!r}' for _,
-                          new in tok.merges[:8])
+        first = '  '.join(f'{tok.bytes_of[new].decode("utf-8", "replace")!r}'
+                          for _, new in tok.merges[:8])
         print(terminal.clip(say('byte_bpe.first', first=first)))
     else:  # --vocab-size 260: the bytes alone
         print(say('byte_bpe.ids_no_merges'))

@@ -32,8 +32,8 @@ def cells(tok, ids, colour):
     """(piece as shown, id) for each token. Without colour, a space shows as · so that
     it cannot be taken for the padding that lines the ids up."""
     shown = [terminal.shown(kinds.token_text(tok, i).replace('\n', NEWLINE)) for i in ids]
-    return [(piece if colour else piece.replace(' ', SPACE), str(i)) for piece,
-            i in zip(shown, ids)]
+    return [(piece if colour else piece.replace(' ', SPACE), str(i))
+            for piece, i in zip(shown, ids)]
 
 
 def rows_of(pieces, columns):

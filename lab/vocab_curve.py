@@ -124,8 +124,8 @@ def main():
         print(line)
     rows = [[say(f'vocab_curve.{column}') for column in ['vocab', 'merges', 'train', 'held']]]
     base = points[0][0]
-    rows += [[f'{size:,}', f'{size - base:,}', f'{train:.2f}', f'{held:.2f}'] for size, train,
-             held in points]
+    rows += [[f'{size:,}', f'{size - base:,}', f'{train:.2f}', f'{held:.2f}']
+             for size, train, held in points]
     print()
     print(terminal.table(rows, right={0, 1, 2, 3}))
     flat = flattens(points)

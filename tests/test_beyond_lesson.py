@@ -406,8 +406,8 @@ def without_checks(source):
     marked = {token.start[0] for token in tokenize.generate_tokens(io.StringIO(source).readline)
               if token.type == tokenize.COMMENT
               and token.string.lstrip('#').strip().startswith('check')}
-    return ''.join(line for n,
-                   line in enumerate(source.splitlines(keepends=True), 1) if n not in marked)
+    return ''.join(line
+                   for n, line in enumerate(source.splitlines(keepends=True), 1) if n not in marked)
 
 
 OURS = (ROOT / 'tokenizer.py').read_text(encoding='utf-8')

@@ -521,8 +521,8 @@ def recounted(text, count):
                    key=lambda p: (vocab[p[0]], vocab[p[1]], p))
         vocab.append(vocab[pair[0]] + vocab[pair[1]])
         merges.append([list(pair), len(vocab) - 1])
-        freq = Counter({tuple(merge(list(word), pair, len(vocab) - 1)): n for word,
-                        n in freq.items()})
+        freq = Counter({tuple(merge(list(word), pair, len(vocab) - 1)): n
+                        for word, n in freq.items()})
     return {'vocab': vocab, 'merges': merges}
 
 

@@ -197,8 +197,8 @@ def first_failing(answers):
 
 def said(answers):
     """Every word the failures hold: their message keys and the messages their fields name."""
-    return {value for answer in answers.values() if answer[0] == 'failed' for key,
-            fields in answer[1]
+    return {value for answer in answers.values() if answer[0] == 'failed'
+            for key, fields in answer[1]
             for value in [key, *fields.values()]}
 
 

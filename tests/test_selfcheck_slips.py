@@ -100,8 +100,8 @@ def line_of(text, piece):
 
 
 def check_all():
-    sources = [source for _, source in CHANGES] + [typed(old, new) for old, new,
-                                                   *_ in SLIPS + TYPED_KEYS]
+    sources = [source for _, source in CHANGES] + [typed(old, new)
+                                                   for old, new, *_ in SLIPS + TYPED_KEYS]
     readable = [check.readable_part(source) for source in sources]
     texts, broken = [text for text, _ in readable], [broken for _, broken in readable]
     # where each slip is found is the question: the hash seed's child is tests/test_selfcheck.py's

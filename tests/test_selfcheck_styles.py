@@ -45,8 +45,8 @@ class StylesTest(unittest.TestCase):
     def test_each_style_passes_every_rule_as_it_is(self):
         for name, answers in zip(STYLES, checked()[0]):
             with self.subTest(name):
-                self.assertEqual([rule for rule,
-                                  (state, _) in answers.items() if state != 'passed'], [])
+                self.assertEqual([rule
+                                  for rule, (state, _) in answers.items() if state != 'passed'], [])
 
     def test_a_generated_slip_in_a_style_of_ones_own_is_located_at_its_line(self):
         caught, missed = 0, []

@@ -111,8 +111,8 @@ class NotTypedYetTest(unittest.TestCase):
     def test_a_rule_of_a_typed_part_is_never_todo(self):
         for case, answers in checked().items():
             with self.subTest(case):
-                todo = {rules.PART_OF.get(name) for name,
-                        (state, _) in answers.items() if state == 'todo'}
+                todo = {rules.PART_OF.get(name)
+                        for name, (state, _) in answers.items() if state == 'todo'}
                 self.assertLessEqual(todo, {5} if 'decode typed' in case else set())
 
 

@@ -262,8 +262,8 @@ def encode_line(ids, ranks, made, size):
     nxt, prv = (array('q', nxt), array('q', prv)) if n > LONG_LINE else (list(nxt), list(prv))
     if n:
         nxt[-1] = -1
-    heap = [ranks[p] * n + i for i,
-            p in enumerate(a * size + b for a, b in zip(ids, ids[1:])) if p in ranks]
+    heap = [ranks[p] * n + i
+            for i, p in enumerate(a * size + b for a, b in zip(ids, ids[1:])) if p in ranks]
     heapify(heap)
     while heap:
         rank, i = divmod(heappop(heap), n)

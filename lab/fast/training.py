@@ -106,8 +106,8 @@ def weighted_lines(pieces):
 def numbered(lines):
     """(line number, line, weight) for each distinct line of two characters or more (a shorter
     one holds no pair), numbered in order of first appearance."""
-    return [(number, line, weight) for number,
-            (line, weight) in enumerate(lines.items()) if len(line) >= 2]
+    return [(number, line, weight)
+            for number, (line, weight) in enumerate(lines.items()) if len(line) >= 2]
 
 
 def units_of(lines, size):
@@ -202,8 +202,8 @@ class Trainer:
         self.by_text, self.by_ids = tie == 'sorted', tie == 'ids'
         # what tokenizers checks a new token against
         self.texts = set(self.vocab) if self.by_ids else None
-        self.lines_from = sum((len(line) + 1) * weight for line,
-                              weight in lines.items()) // LINES_EVERY
+        self.lines_from = sum((len(line) + 1) * weight
+                              for line, weight in lines.items()) // LINES_EVERY
         lines = numbered(lines)
         # a place in the text as one number, line * stride + characters before it in the line,
         # for a heap that compares numbers rather than tuples
@@ -214,8 +214,8 @@ class Trainer:
         # where: may hold the pair
         self.counts, self.where = count_pairs(self.units, self.run_of, least)
         self.large_units = True
-        self.heap = [(-n, self.tie_key(pair, self.where[pair]), pair) for pair,
-                     n in self.counts.items()]
+        self.heap = [(-n, self.tie_key(pair, self.where[pair]), pair)
+                     for pair, n in self.counts.items()]
         heapify(self.heap)
         # pair -> (-count, first occurrence) when it was last worked out: a pair never gains an
         # occurrence, so while its count stays the same, so does its first occurrence

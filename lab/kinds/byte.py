@@ -277,8 +277,8 @@ def _byte_only(special, byte_ids):
     token as the character ByteLevel writes a byte as ('Ġ', the space): there the byte is encoded
     as that token's id, which stands for the byte."""
     names = {i: name for name, i in special.items()}
-    return [i for b,
-            i in enumerate(byte_ids) if i is not None and names.get(i) != BYTE_CHARACTERS[b]]
+    return [i
+            for b, i in enumerate(byte_ids) if i is not None and names.get(i) != BYTE_CHARACTERS[b]]
 
 
 def _layout_problem(special, byte_ids, merges, pattern):

@@ -44,8 +44,8 @@ def read(path, lang, version):
     if not isinstance(words, dict):
         raise BadCatalog(
             f'{path} is not a JSON object of messages: git checkout -- lab/locale/{lang}.json')
-    return {key: '\n'.join(value) if isinstance(value, list) else value for key,
-            value in words.items()
+    return {key: '\n'.join(value) if isinstance(value, list) else value
+            for key, value in words.items()
             if isinstance(value, str) or isinstance(value, list)
             and all(isinstance(v, str) for v in value)}
 

@@ -32,8 +32,8 @@ def learners_error(error, words=None):
     if lines is None:
         return None
     words = words or catalogs.catalog('en')  # read only for an error that is the learner's
-    return [catalogs.render(words, key, fields) for key,
-            fields in [*lines, ('errors.selfcheck', {})]]
+    return [catalogs.render(words, key, fields)
+            for key, fields in [*lines, ('errors.selfcheck', {})]]
 
 
 def _what_it_means(error):

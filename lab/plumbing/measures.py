@@ -78,6 +78,6 @@ def not_nfc(text):
                 characters += max(len(line) - same, 1)
                 continue
             matcher = difflib.SequenceMatcher(None, line, nfc, autojunk=False)
-            characters += sum(i2 - i1 for op, i1, i2, _,
-                              _ in matcher.get_opcodes() if op != 'equal')
+            characters += sum(i2 - i1
+                              for op, i1, i2, _, _ in matcher.get_opcodes() if op != 'equal')
     return characters, lines

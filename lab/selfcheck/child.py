@@ -221,8 +221,8 @@ def answer_for(name, folder, source, limit, settled, ran=None):
 
 def raised_at(lines):
     """The line of tokenizer.py an error was raised at, from the lines explain() says, or None."""
-    return next((int(fields['line']) for key,
-                 fields in lines if key in ('at_line', 'at_line_only')), None)
+    return next((int(fields['line'])
+                 for key, fields in lines if key in ('at_line', 'at_line_only')), None)
 
 
 def slip_for(name, names, folder, source, limit, settled, stopped, raised=None, first=True):

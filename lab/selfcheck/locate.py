@@ -262,8 +262,8 @@ def words_of(answer):
     said = {key: ' '.join(map(str, fields.values())) for key, fields in answer[1]}
     words = lambda text: set(re.findall(r'[A-Za-z_]{3,}', text))  # noqa: E731
     want = words(' '.join(text for key, text in said.items() if key.startswith('lesson')))
-    return want - words(' '.join(text for key,
-                                 text in said.items() if not key.startswith('lesson')))
+    return want - words(' '.join(text
+                                 for key, text in said.items() if not key.startswith('lesson')))
 
 
 def one_token(source, candidates, holds, ran, words=(), most=MUTATIONS, names_only=False):
@@ -284,8 +284,8 @@ def one_token(source, candidates, holds, ran, words=(), most=MUTATIONS, names_on
                      else function.lineno,
                      function.end_lineno + 1)
         lines = [n for n in span if (ran is None or n in ran) and (n in differing or n == witness)]
-        lines.sort(key=lambda n: (n != witness, not any(word in lines_of[n - 1] for word in words),
-                                  n not in differing, n))
+        lines.sort(key=lambda n: (n != witness, not any(word in lines_of[n - 1]
+                                                        for word in words), n not in differing, n))
         # a trial of it trains: ten times the cost
         most = budget if unit != '__main__' else budget // 4
         made_copies = mutations.renamed_copies(function, tree) if names_only else \
@@ -333,8 +333,8 @@ def distance(tree, path, made, unit):
     each = [differences(mine, theirs, found[1], local) for theirs, local, _ in lesson_ways()[unit]]
     # then how many of your names are not the way's: a name renamed alike at both ends is no
     # difference to compare.py, but the end that has the lesson's name is the one typed right
-    return min((len(lines), sum(x != y for x, y in rename.mapping.items())) for lines,
-               rename in each)
+    return min((len(lines), sum(x != y for x, y in rename.mapping.items()))
+               for lines, rename in each)
 
 
 def functions(tree):

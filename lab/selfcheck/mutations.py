@@ -162,8 +162,8 @@ def places(statement, path, names):
     """[(a path to a field, the values to try there)] for the tokens of one statement (its own,
     not those of the body of a loop or an if it starts; for a def, its parameters)."""
     found = []
-    callees = {id(n.func) for _,
-               n in _walk(statement, path, shallow=True) if isinstance(n, ast.Call)}
+    callees = {id(n.func)
+               for _, n in _walk(statement, path, shallow=True) if isinstance(n, ast.Call)}
     for at, node in _walk(statement, path, shallow=True):
         if isinstance(node, ast.Name):
             found.append((at + ('id',),
