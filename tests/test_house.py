@@ -220,8 +220,8 @@ class AddingTest(unittest.TestCase):
         cls.edit('lab/selfcheck/rules.py', place, rule + place)
         cls.edit('lab/selfcheck/rules.py',  # the list
                  '    Rule(1, {\'merge\'}, {0, 1}, rule_merge_in_time),\n',
-                  '    Rule(1, {\'merge\'}, {0, 1}, rule_merge_in_time),\n'
-                  '    Rule(1, {\'merge\'}, {0, 1}, rule_throwaway),\n')
+                 '    Rule(1, {\'merge\'}, {0, 1}, rule_merge_in_time),\n'
+                 '    Rule(1, {\'merge\'}, {0, 1}, rule_throwaway),\n')
         locale = cls.root / 'lab' / 'locale'
         catalog = json.loads((locale / 'en.json').read_text(encoding='utf-8'))
         catalog['rule.rule_throwaway'] = 'a throwaway rule: three 4s merge as 7 4'
