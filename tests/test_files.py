@@ -1,5 +1,5 @@
-"""Files, read and written the way trusted tools do it: nothing lost, torn, mixed up or read
-forever.
+"""Files, read and written the way trusted tools do it: nothing lost, torn,
+mixed up or read forever.
 
 Reading: text as the lesson's Path.read_text gives it, and only from regular files.
 Writing: all at once, only where the user meant, checked before the long work.

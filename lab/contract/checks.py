@@ -26,10 +26,10 @@ def _newline_merged(piece):
 
 def vocabulary_problem(vocab, merges, head=(UNKNOWN,), never_made=_newline_merged):
     """The first thing wrong with a vocab and its merges, or None when training could have made
-    them: the tokens of head (the unknown character, then any marker), the distinct characters
-    in code point order, then one token a merge, each the text of the two it joins.
-    never_made(piece) gives the message key of why a merge may not make piece, or None when it
-    may."""
+    them: the tokens of head (the unknown character, then any marker), the distinct
+    characters in code point order, then one token a merge, each the text of the two it
+    joins. never_made(piece) gives the message key of why a merge may not make piece, or
+    None when it may."""
     if not isinstance(vocab, list) or not vocab or not all(isinstance(p, str) and p for p in vocab):
         return message('file.vocab_empty' if vocab == [] else 'file.vocab_strings')
     bad = next((i for i, piece in enumerate(head) if vocab[i:i + 1] != [piece]), None)

@@ -209,9 +209,9 @@ class ByteBPE:
 
     def replayer(self):
         """The replayer of lab/fast for this tokenizer's merges, over bytes written as the
-        characters U+0000-U+00FF; None when too few characters are left for its tokens. Its merges
-        are made as training makes them (layout_problem), so replaying them gives what merging by
-        rank gives."""
+        characters U+0000-U+00FF; None when too few characters are left for its tokens. Its
+        merges are made as training makes them (layout_problem), so replaying them gives what
+        merging by rank gives."""
         if self._replay is None:
             chars = {chr(b): i for b, i in enumerate(self.byte_ids) if i is not None}
             bytes_as = SimpleNamespace(chars=chars,

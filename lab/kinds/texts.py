@@ -12,9 +12,9 @@ HOW = ['paragraphs', 'lines', 'jsonl']  # what --documents takes
 
 
 def texts_of(text):
-    """text as a list of documents: [text] for a str, a list of the documents for any iterable of
-    str (a list, a generator, as tokenizers' train_from_iterator takes); TypeError for anything
-    else."""
+    """text as a list of documents: [text] for a str, a list of the documents for any
+    iterable of str (a list, a generator, as tokenizers' train_from_iterator takes);
+    TypeError for anything else."""
     if isinstance(text, str):
         return [text]
     if not isinstance(text, (bytes, bytearray, dict)):

@@ -1,5 +1,5 @@
-"""What an error raised by your tokenizer.py means, in words: one explainer for the tutor and the
-labs.
+"""What an error raised by your tokenizer.py means, in words: one explainer for
+the tutor and the labs.
 
 Python's traceback names the error, the files and the lines. For a learner the useful
 part is shorter: what the error means, the line of their own file, which part of the

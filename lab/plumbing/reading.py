@@ -148,8 +148,8 @@ def strict_json(text):
 
 def json_problem(error):
     """What is wrong with JSON that strict_json raised error on, in the lab's language: where
-    Python's json stopped and what that means (its own words are a parser's), or strict_json's own
-    words."""
+    Python's json stopped and what that means (its own words are a parser's), or
+    strict_json's own words."""
     if isinstance(error, RecursionError):
         return cli.message('reading.json_deep')
     if isinstance(error, json.JSONDecodeError):

@@ -1,5 +1,5 @@
-"""Where the slip is: the line of your tokenizer.py that differs from the lesson's way of writing
-it.
+"""Where the slip is: the line of your tokenizer.py that differs from the
+lesson's way of writing it.
 
 A rule says what your code does wrong; this finds where. Each function of your file (merge,
 BPE.__init__, train, ...) is set beside the same function as the lesson writes it (lesson/
@@ -50,9 +50,8 @@ def reference_source():
 
 @functools.lru_cache(maxsize=8)
 def lesson_ways(reference=None):
-    """{unit: [(its Items, its local names, the lines of its file)]}: each way the tutor
-    knows of writing each unit, the lesson's first (reference: a lab's, the one unit of a
-    script)."""
+    """{unit: [(its Items, its local names, the lines of its file)]}: each way the tutor knows of
+    writing each unit, the lesson's first (reference: a lab's, the one unit of a script)."""
     if reference is not None:
         tree = parse(reference)
         body, local = script_units(tree)['<script>']

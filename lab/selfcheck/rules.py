@@ -352,9 +352,9 @@ def rule_state():
 
 
 class Rule(NamedTuple):
-    """One rule of the lesson: its part (lab/learner/parts.py), the units that must be typed for it
-    to run, the parts whose code it calls, and the check. Its words are 'rule.NAME' in the
-    catalogs."""
+    """One rule of the lesson: its part (lab/learner/parts.py), the units that must be typed
+    for it to run, the parts whose code it calls, and the check. Its words are
+    'rule.NAME' in the catalogs."""
     part: int
     needs: set
     calls: set
