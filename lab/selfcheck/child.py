@@ -229,7 +229,8 @@ def slip_for(name, names, folder, source, limit, settled, stopped, raised=None, 
     """The slip behind a failed rule (locate.locate): the line of yours that, put back as the
     lesson writes it, makes the rule hold (tried on the rule, trial by trial, in this child),
     ranked by the lines that ran when the rule is run again, traced (run once untraced, a rule
-    that holds costs no tracing); for a rule that did not finish, the part where time ran out.
+    that holds costs no tracing, nor a later rule of the part, which tries only the slip found
+    before); for a rule that did not finish, the part where time ran out.
     raised: the line an error of your code was raised at, which stands when no trial holds.
     first: the first rule of its part to fail: its slip is looked for; a later rule of the part
     is said to fail for the same slip when that slip's trial makes it hold too, else for none."""
@@ -238,7 +239,7 @@ def slip_for(name, names, folder, source, limit, settled, stopped, raised=None, 
         ({rules.PART_OF[name]} | rules.CALLS[name]) - (settled - unsure)
     trial = trial_run.on_trial(name, source, min(limit, TRIAL))
     ran = None
-    if not stopped:
+    if not stopped and first:  # a later rule of the part tries the slip found before, no line
         ran = set()
         answer_for(name, folder, source, limit, settled, ran)
     with trial_run.time_limit(SEARCH):
