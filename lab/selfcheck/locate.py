@@ -120,6 +120,9 @@ TRIALS = 24  # differences tried, one at a time: a unit in another style differs
 MUTATIONS = 80  # one-token changes tried at most, in the lines that differ from the closest way
 WITNESSES = {}  # {source: the key of the difference whose trial made a rule hold}, tried first next
 TOKENS = {}  # {source: the Token whose trial made a rule hold}, to try it again
+# {source: (the key of that difference, the trees of its trial)}: tried again as they are, not
+# made anew (a trial runs a tree, never changes it)
+HELD = {}
 PAIRS = 5  # of those that changed the rule's answer, tried two at a time: two slips at once
 
 
@@ -215,7 +218,9 @@ def again(source, candidates, holds):
         return None
     found = next((c for c in candidates if c.key() == witness), None)
     if found is not None:
-        trials = [repair.apply(source, [change]) for change in found.changes()]
+        key, made = HELD.get(source, (None, None))
+        trials = made if key == witness else \
+            (repair.apply(source, [change]) for change in found.changes())
         return found if any(tree is not None and holds(tree)[0] == 'passed'
                             for tree in trials) else None
     token = TOKENS.get(source)
@@ -240,6 +245,7 @@ def put_back(source, candidates, holds, ran, failing):
         for tree in made:
             answer = holds(tree)
             if answer[0] == 'passed':
+                HELD[source] = difference.key(), made
                 return difference
             if answer[0] == 'failed' and answer != failing:  # a value changed: it matters here
                 changed.append(difference)
