@@ -3,6 +3,7 @@ each bounded in CPU time, then looks for the slip behind each rule that failed, 
 writes every answer, marked with the secret it read before your code ran, to its answer pipe.
 """
 import contextlib
+import functools
 import json
 import os
 import signal
@@ -34,10 +35,13 @@ def serve():
     signal.signal(signal.SIGPROF, time_is_up)
     # and the clock's, WALL times as long, for code that sleeps
     signal.signal(signal.SIGALRM, time_is_up)
+    searches = [] if search else None  # each job's failed rules, searched after all the rules
     for n, (folder, names) in enumerate(jobs):
         RUNNING['job'] = n
-        for name, answer in run_job(folder, names, seconds, search):
+        for name, answer in run_job(folder, names, seconds, searches):
             RUNNING['send'](n, name, answer)
+    for n, name, answer in named_slips(searches or []):
+        RUNNING['send'](n, name, answer)
     out.close()
     end_child()
 
@@ -118,12 +122,10 @@ def limit_resources():
         pass
 
 
-def run_job(folder, names, seconds=SECONDS, search=True):
+def run_job(folder, names, seconds=SECONDS, searches=None):
     """(rule, answer) for each rule on the tokenizer.py in folder, in order, each given seconds
-    (the command line twice as many), given as each is found; then, where search, for a failed rule
-    whose slip is found, its answer again, naming the slip: every slip is looked for in one fork
-    (slips()), after all the rules, and an answer given is kept if the search runs out of the
-    child's time."""
+    (the command line twice as many), given as each is found. searches: a list to add the
+    failed rules whose slips are to be looked for to (named_slips), or None."""
     os.chdir(folder)
     sys.modules.pop('tokenizer', None)
     sys.path[0] = folder  # as python3 tokenizer.py puts its own folder first
@@ -155,39 +157,61 @@ def run_job(folder, names, seconds=SECONDS, search=True):
         (held if answer[0] == 'passed' else broke).add(rules.PART_OF[name])
         answers.append((name, answer))
         yield name, answer
-    found = slips(wanted, answers, names, folder, source) if search else []
-    for (at, name, *_), slip in zip(wanted, found):
+    if searches is not None and wanted:  # as the rules left it: the module your file made
+        searches.append((RUNNING.get('job', 0), folder, source, sys.modules.get('tokenizer'),
+                         [(name, answers[at][1], limit, settled, stopped, first, names)
+                          for at, name, limit, settled, stopped, first in wanted]))
+
+
+def named_slips(searches):
+    """(job, rule, its answer again, naming the slip) for each failed rule of searches whose slip
+    is found. Every slip is looked for in one fork of the child (trial.in_a_fork), after all the
+    rules of all the jobs: the search runs changed copies of your code, and nothing they do may
+    reach the child. A fork that ends before it is done (a trial may end its process) is
+    followed by another, from the rule after the one it was on; an answer given is kept if the
+    search runs out of the child's time."""
+    tasks = [(job, folder, source, module, *rule) for job, folder, source, module, failed
+             in searches for rule in failed]
+    found = []
+    while len(found) < len(tasks):
+        left = tasks[len(found):]
+        try:
+            more = trial_run.in_a_fork(functools.partial(slips_of, left), SEARCH * len(left))
+        except OSError:  # no fork to be had (too many processes, no memory): the answers stand
+            break
+        found += more if len(more) == len(left) else more + [None]  # none for the one it was on
+    for (job, _, _, _, name, answer, *_), slip in zip(tasks, found):
         if slip:
-            yield name, [answers[at][1][0], slip_lines.said(answers[at][1][1], slip)]
+            yield job, name, [answer[0], slip_lines.said(answer[1], slip)]
 
 
-def slips(wanted, answers, names, folder, source):
-    """The slip behind each failed rule of wanted (or None), all looked for in one fork of the
-    child (trial.in_a_fork): the search runs changed copies of your code, and nothing they do
-    may reach the child; each slip is kept as it is found."""
-    if not wanted:
-        return []
-    locate.compared(source)  # worked out here once, for the fork to have
-
-    def search():
-        for at, name, limit, settled, stopped, first in wanted:
-            try:
-                yield slip_for(name, names, folder, source, limit, settled, stopped,
-                               raised_at(answers[at][1][1]), first)
-            except rules.TooLong:
-                # its search took too long: the rule's answer stands; on to the next
-                yield None
-            except Exception:
-                # a file of a shape the finder did not foresee: the rule's answer stands
-                # XSLM_TUTOR_RAISE, for whoever works on the finder: its own error
-                if os.environ.get('XSLM_TUTOR_RAISE'):
-                    raise
-                yield None
-    try:
-        found = trial_run.in_a_fork(search, SEARCH * len(wanted))
-    except OSError:  # no fork to be had (too many processes, no memory): the rules' answers stand
-        found = []
-    return found + [None] * (len(wanted) - len(found))
+def slips_of(tasks):
+    """In the fork: the slip of each task (or None), each job's tasks in its own folder, with
+    the module its tokenizer.py made and nothing learned of another job's file."""
+    folder = None
+    for job, there, source, module, name, answer, limit, settled, stopped, first, names in tasks:
+        if there != folder:
+            folder = there
+            os.chdir(folder)
+            sys.path[0] = folder
+            if module is None:
+                sys.modules.pop('tokenizer', None)
+            else:
+                sys.modules['tokenizer'] = module
+            os.chdir(trial_run.scratch_folder())
+            locate.forget()
+        try:
+            yield slip_for(name, names, folder, source, limit, settled, stopped,
+                           raised_at(answer[1]), first)
+        except rules.TooLong:
+            # its search took too long: the rule's answer stands; on to the next
+            yield None
+        except Exception:
+            # a file of a shape the finder did not foresee: the rule's answer stands
+            # XSLM_TUTOR_RAISE, for whoever works on the finder: its own error
+            if os.environ.get('XSLM_TUTOR_RAISE'):
+                raise
+            yield None
 
 
 def answer_for(name, folder, source, limit, settled, ran=None):

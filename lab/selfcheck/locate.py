@@ -123,6 +123,13 @@ TOKENS = {}  # {source: the Token whose trial made a rule hold}, to try it again
 # {source: (the key of that difference, the trees of its trial)}: tried again as they are, not
 # made anew (a trial runs a tree, never changes it)
 HELD = {}
+
+
+def forget():
+    """What was learned of the slips of one file, forgotten before another's are looked for."""
+    WITNESSES.clear()
+    TOKENS.clear()
+    HELD.clear()
 PAIRS = 5  # of those that changed the rule's answer, tried two at a time: two slips at once
 
 
