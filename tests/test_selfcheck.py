@@ -26,7 +26,7 @@ from lab.contract import lessons
 from lab.learner import catalogs, errors, explain
 from lab.plumbing import cli, measures, terminal
 from lab.selfcheck import __main__ as command
-from lab.selfcheck import check, report, rules
+from lab.selfcheck import check, child, report, rules
 from tests.project import (
     ENGLISH,
     LESSON_FILES,
@@ -38,6 +38,7 @@ from tests.project import (
     run_inside,
     started,
     still_alive,
+    working_in,
 )
 
 LESSON = (LESSON_FILES / 'tokenizer.py').read_text(encoding='utf-8')
@@ -685,6 +686,25 @@ class HostileLearnerFileTest(unittest.TestCase):
         with self.assertRaises(check.Unreadable) as raised:
             check.read(path)
         self.assertEqual(raised.exception.args[0][0], 'file_not_regular')
+
+
+class SlipsInOneForkTest(unittest.TestCase):
+    @unittest.skipUnless(hasattr(os, 'fork'), 'the search runs in the child itself without fork')
+    def test_a_fork_a_trial_ends_is_followed_by_another_from_the_next_rule(self):
+        def slip_for(name, *_):
+            if name == 'ends':  # a trial of the learner's code that ends its process
+                os._exit(0)
+            return {'rule': name}
+        with tempfile.TemporaryDirectory() as folder:
+            check.copy_for_check(LESSON, Path(folder), check.lesson())
+            failed = [(name, ['failed', []], 1, set(), set(), True, [])
+                      for name in ['a', 'ends', 'b']]
+            with mock.patch.object(child, 'slip_for', slip_for), \
+                    mock.patch.object(child.slip_lines, 'said', lambda lines, slip: slip), \
+                    working_in(Path(folder)):  # the fork's trials/ is made beside the child's
+                named = list(child.named_slips([(0, folder, LESSON, None, failed)]))
+        self.assertEqual(named, [(0, 'a', ['failed', {'rule': 'a'}]),
+                                 (0, 'b', ['failed', {'rule': 'b'}])])
 
 
 class CommandLineTest(unittest.TestCase):
