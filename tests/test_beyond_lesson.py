@@ -27,6 +27,7 @@ from tests.project import (
     ROOT,
     TEXT,
     as_a_terminal_starts_it,
+    WITH_LAB,
     copy_project,
     in_a_fork,
     inside,
@@ -456,7 +457,7 @@ class LessonLabsExtrasTest(unittest.TestCase):
     hints and one-line errors."""
 
     def test_running_a_lab_as_a_file_gives_a_one_line_hint(self):
-        root = copy_project(self)
+        root = copy_project(self, WITH_LAB)
         for name in ['bpe_trace', 'unknown', 'token_count']:
             with self.subTest(name):
                 hint = f'run this lab from the project folder as: python3 -m lab.{name}\n'
@@ -484,7 +485,7 @@ class LessonLabsExtrasTest(unittest.TestCase):
 
     @unittest.skipUnless(hasattr(os, 'openpty'), 'needs a pseudo-terminal')
     def test_token_count_shows_on_a_terminal_which_count_it_trains(self):
-        code, seen = test_toolkit.on_a_terminal(copy_project(self), 'token_count')
+        code, seen = test_toolkit.on_a_terminal(copy_project(self, WITH_LAB), 'token_count')
         self.assertEqual(code, 0)
         self.assertIn(b'training with 48 merges', seen)
         self.assertTrue(seen.endswith(b'\r' + b' ' * 79 + b'\r'), seen[-100:])  # cleared at the end

@@ -32,6 +32,7 @@ from tests.project import (
     LESSON_FILES,
     ROOT,
     as_a_terminal_starts_it,
+    WITH_LAB,
     copy_project,
     inside,
     messages,
@@ -710,7 +711,7 @@ class SlipsInOneForkTest(unittest.TestCase):
 class CommandLineTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.root = copy_project(cls)
+        cls.root = copy_project(cls, WITH_LAB)  # the tutor's command runs as a process
         # the run that waits on the tutor's children, begun now, taken by its test
         cls.runs = {'watch': started(watch_a_learner_typing, cls.root)}
 

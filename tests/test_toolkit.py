@@ -31,6 +31,7 @@ from tests.project import (
     ROOT,
     TAKES,
     as_a_terminal_starts_it,
+    WITH_LAB,
     copy_project,
     english_sentences,
     lab_files,
@@ -79,7 +80,7 @@ class EveryLabTest(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        cls.root = copy_project(cls)
+        cls.root = copy_project(cls, WITH_LAB)  # some labs run in processes of their own
         trained(cls.root)
         assert run_inside(cls.root, 'export_hf')[0] == 0  # what lab.import_hf reads by default
 
