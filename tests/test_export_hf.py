@@ -163,7 +163,7 @@ class ExportTest(unittest.TestCase):
         self.assertFalse((root / 'data' / 'tokenizer.hf.json').exists())
 
     def test_import_command_saves_a_kind_every_lab_loads_or_one_line_and_no_file(self):
-        root = copy_project(self, parts=['tokenizer.py', 'lab'])
+        root = copy_project(self, parts=['tokenizer.py'])
         tok = ByteBPE.train(MIXED, 40, ['<eos>'], 'gpt2')
         (root / 'hf.json').write_text(json.dumps(to_hf(tok), ensure_ascii=False), encoding='utf-8')
         done = inside(root, 'import_hf', 'hf.json', '--out', 'ours.json')

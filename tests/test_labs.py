@@ -578,7 +578,7 @@ class EveryLabTest(unittest.TestCase):
 
 class LimitsTest(unittest.TestCase):
     def test_jobs_are_at_most_the_cores(self):
-        root = copy_project(self, parts=['tokenizer.py', 'settings.json', 'data/train.txt', 'lab'])
+        root = copy_project(self, parts=['tokenizer.py', 'settings.json', 'data/train.txt'])
         for name in ['prepare', 'speed']:
             with self.subTest(name):
                 done = inside(root, name, '--jobs', str((os.cpu_count() or 1) + 1))
@@ -758,7 +758,7 @@ class SpeedFilesTest(unittest.TestCase):
 
     @unittest.skipUnless(hasattr(os, 'symlink'), 'needs symlinks')
     def test_a_symlink_loop_is_one_line(self):
-        root = copy_project(self, parts=['lab', 'tokenizer.py'])
+        root = copy_project(self, parts=['tokenizer.py'])
         (root / 'loop').symlink_to('loop')
         done = inside(root, 'speed', 'loop')
         self.assertEqual(done.returncode, 1)
@@ -768,7 +768,7 @@ class SpeedFilesTest(unittest.TestCase):
 
 class ByteBpeLabTest(unittest.TestCase):
     def test_what_it_saves_is_a_byte_tokenizer_file_that_loads_back(self):
-        root = copy_project(self, parts=['tokenizer.py', 'data/mixed.txt', 'lab'])
+        root = copy_project(self, parts=['tokenizer.py', 'data/mixed.txt'])
         code, out, err = run_inside(root, 'byte_bpe', 'data/mixed.txt', '--vocab-size', '320',
                                     '--out', 'b.json')
         self.assertEqual(code, 0, err)
@@ -777,7 +777,7 @@ class ByteBpeLabTest(unittest.TestCase):
         self.assertEqual(kinds.load(root / 'b.json').state(), ByteBPE.train(MIXED, 60).state())
 
     def test_the_bytes_alone_say_there_are_no_merges(self):
-        root = copy_project(self, parts=['tokenizer.py', 'data/mixed.txt', 'lab'])
+        root = copy_project(self, parts=['tokenizer.py', 'data/mixed.txt'])
         code, out, err = run_inside(root, 'byte_bpe', 'data/mixed.txt', '--vocab-size', '260',
                                     '--out', 'b.json')
         self.assertEqual(code, 0, err)
@@ -787,7 +787,7 @@ class ByteBpeLabTest(unittest.TestCase):
 
 class ReadOtherwiseTest(unittest.TestCase):
     def test_line_ends_and_a_byte_order_mark_read_otherwise_are_said_in_one_line(self):
-        root = copy_project(self, parts=['tokenizer.py', 'settings.json', 'lab'])
+        root = copy_project(self, parts=['tokenizer.py', 'settings.json'])
         (root / 'crlf.txt').write_bytes(b'\xef\xbb\xbfhello\r\nworld\r\nagain\rx\n')
         (root / 'plain.txt').write_bytes(b'hello\nworld\n')
         for lab, args in [('fast_bpe', ['--kind', 'byte', '--out', 'b.json']),
