@@ -66,9 +66,10 @@ def _pair_counts(vocab, ids):
     return found
 
 
+@functools.lru_cache(maxsize=4)  # the same for every file a child checks: worked out once
 def _reference_steps(text, count):
-    """The lesson's training, step by step: (vocab, [(pair, its count, first
-    position, all counts)])."""
+    """The lesson's training, step by step: (vocab, [(pair, its count, first position, all
+    counts)]), never changed by those who read it."""
     vocab = [UNKNOWN] + sorted(set(text) - {UNKNOWN})
     ids = [vocab.index(ch) for ch in text]
     steps = []
