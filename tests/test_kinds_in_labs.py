@@ -2,6 +2,7 @@
 takes --tokenizer, prepared for the next step (lab.prepare) and audited with a release record
 (lab.audit). A kind that only a lab can use is not done."""
 import json
+import random
 import unicodedata
 import unittest
 
@@ -224,6 +225,17 @@ class NotNFCTest(unittest.TestCase):
         self.assertIsNone(measures.not_nfc(MIXED))
         nfd = unicodedata.normalize('NFD', '한국 ok\nplain\n한\n')
         self.assertEqual(measures.not_nfc(nfd), (6 + 3, 2))  # 한 and 국 are 3 jamo each
+
+    def test_a_long_text_is_looked_at_block_by_block_and_counts_as_line_by_line(self):
+        rng = random.Random(5)
+        pieces = ['a', 'e\u0301', '\u1100\u1161', '\n', '\u0301', '한', ' ', '\n\u0301']
+        for _ in range(200):
+            text = ''.join(rng.choice(pieces) for _ in range(rng.randint(1, 300)))
+            line_by_line = [line for line in text.split('\n')
+                            if not unicodedata.is_normalized('NFC', line)]
+            with self.subTest(text=text[:20]):
+                blocks = list(measures._lines_not_nfc(text, block=rng.choice([1, 5, 40])))
+                self.assertEqual(blocks, line_by_line)
 
     def test_training_and_preparing_say_so_in_one_line_and_normalize_nothing(self):
         root = copy_project(self)
