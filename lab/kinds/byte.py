@@ -35,7 +35,8 @@ from types import SimpleNamespace
 from lab import fast
 from lab.contract import checks
 from lab.fast.encoding import REMEMBERED, encode_line, replayer
-from lab.kinds.patterns import CHUNK, compiled, count_pieces_fast, cut, pattern_problem
+from lab.kinds.patterns import (CHUNK, compiled, compiled_ascii, count_pieces_fast, cut,
+                                pattern_problem)
 from lab.kinds.special import encode_with_specials, index_of, special_problem
 from lab.kinds.texts import merges_to_learn, texts_of
 from lab.plumbing import cli, terminal
@@ -179,13 +180,13 @@ class ByteBPE:
         _refuse_surrogates(text)
         # cut chunk by chunk, a chunk met again merged once (patterns.py)
         if self.pattern == 'gpt2':
-            chunks, regex = CHUNK.findall(text), compiled('gpt2')
+            regex, plain = compiled('gpt2'), compiled_ascii('gpt2')
             ids = []
-            for chunk in chunks:
+            for chunk in CHUNK.findall(text):
                 if chunk not in self._done:
-                    self.remember(chunk,
-                                  [i for piece in regex.findall(chunk)
-                                   for i in self.piece_ids(piece)])
+                    cut_by = plain if chunk.isascii() else regex
+                    self.remember(chunk, [i for piece in cut_by.findall(chunk)
+                                          for i in self.piece_ids(piece)])
                 ids += self._done[chunk]
             return ids
         if self.pattern:

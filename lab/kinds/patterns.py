@@ -124,10 +124,10 @@ def classes():
     return {'L': LETTERS, 'N': NUMBERS}
 
 
-def _spelled(source, letters, numbers):
+def _spelled(source, letters, numbers, whitespace=WHITESPACE):
     """source with \\p{L}, \\p{N} and \\s written as what a class holds (letters, numbers,
-    WHITESPACE), inside a [class] or as one of their own, and \\S as [^WHITESPACE]."""
-    holds = {'\\p{L}': letters, '\\p{N}': numbers, '\\s': WHITESPACE}
+    whitespace), inside a [class] or as one of their own, and \\S as [^whitespace]."""
+    holds = {'\\p{L}': letters, '\\p{N}': numbers, '\\s': whitespace}
     out, in_class, i = [], False, 0
     while i < len(source):
         size = 5 if source.startswith('\\p{', i) else 2 if source[i] == '\\' else 1
@@ -137,7 +137,7 @@ def _spelled(source, letters, numbers):
         elif token == '\\S' and in_class:  # no class spells "not whitespace" inside another
             raise re.error('\\S inside [...]: write (?:\\S|[...]) instead')
         elif token == '\\S':
-            out.append(f'[^{WHITESPACE}]')  # the patterns use it outside a class only
+            out.append(f'[^{whitespace}]')  # the patterns use it outside a class only
         else:
             out.append(token)
             in_class = token == '[' or (in_class and token != ']')
@@ -154,6 +154,23 @@ def compiled(pattern):
     return re.compile(_spelled(source, classes()['L'], classes()['N']))
 
 
+@functools.lru_cache(maxsize=16)
+def compiled_ascii(pattern):
+    """The pattern compiled for a text of ASCII characters alone: each class written as its
+    ASCII members, so it cuts such a text as compiled(pattern) does, some six times faster
+    (Python's re tries a character that is not a letter against every range of \\p{L}, and
+    those past U+FFFF one by one)."""
+    source = PATTERNS.get(pattern, pattern)
+    return re.compile(_spelled(source, *(_ascii_members(held) for held in
+                                         (LETTERS, NUMBERS, WHITESPACE))))
+
+
+def _ascii_members(held):
+    """The ASCII characters of a [class]'s contents, escaped for a class of their own."""
+    found = re.compile(f'[{held}]')
+    return ''.join(re.escape(ch) for ch in map(chr, range(128)) if found.match(ch))
+
+
 def for_tokenizers(pattern):
     """The pattern as the tokenizers library reads it: as written, since its \\s is WHITESPACE
     and it knows \\p{L} and \\p{N} (as lab/kinds/categories.py writes them out)."""
@@ -163,7 +180,7 @@ def for_tokenizers(pattern):
 def cut(pattern, text):
     """The pieces of text: what the pattern matches, and what lies between (a pattern of one's
     own may leave characters out; they are pieces too, so that joined they are text again)."""
-    regex = compiled(pattern)
+    regex = compiled_ascii(pattern) if text.isascii() else compiled(pattern)
     if pattern in PATTERNS:
         return regex.findall(text)  # each of these leaves nothing between
     pieces, start = [], 0
@@ -255,11 +272,15 @@ def count_pieces(pattern, texts):
             by_count.setdefault(n, []).append(chunk)
         else:
             alone.append(chunk)
-    regex, pieces = compiled('gpt2'), Counter()
+    pieces = Counter()
     for n, same in by_count.items():  # joined, chunks of one count are cut at once
-        for piece, m in Counter(regex.findall(''.join(same))).items():
-            pieces[piece] += m * n
+        plain = [chunk for chunk in same if chunk.isascii()]  # the most, cut the faster way
+        other = [chunk for chunk in same if not chunk.isascii()]
+        for group, regex in [(plain, compiled_ascii('gpt2')), (other, compiled('gpt2'))]:
+            for piece, m in Counter(regex.findall(''.join(group))).items():
+                pieces[piece] += m * n
     for chunk in alone:
+        regex = compiled_ascii('gpt2') if chunk.isascii() else compiled('gpt2')
         for piece in regex.findall(chunk):
             pieces[piece] += chunks[chunk]
     return pieces
