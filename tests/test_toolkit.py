@@ -479,7 +479,8 @@ class HostileTextTest(unittest.TestCase):
     an escape raw to the terminal, and none prints a line wider than 80 columns."""
 
     def test_no_lab_prints_an_escape_sequence_raw_or_a_line_too_wide(self):
-        root = copy_project(self)
+        # with lab/: lab.selfcheck then finds the files the tutor checked already, as they are
+        root = copy_project(self, WITH_LAB)
         (root / 'evil.txt').write_text(HOSTILE + f'Q: {NO_SPACES}\nA: {NO_SPACES[::-1]}\n',
                                        encoding='utf-8')
         code, _, err = run_inside(root, 'fast_bpe', 'evil.txt', '--merges', '40')
