@@ -28,32 +28,32 @@ class Names:
     """What a token of a function may be changed for."""
 
     def __init__(self, tree, function):
-        own = [n.id if isinstance(n, ast.Name) else n.arg for n in ast.walk(function)
+        nodes, inside = list(ast.walk(tree)), list(ast.walk(function))  # each walked once
+        own = [n.id if isinstance(n, ast.Name) else n.arg for n in inside
                if isinstance(n, (ast.Name, ast.arg))]
-        every = [n.id for n in ast.walk(tree) if isinstance(n, ast.Name)]
-        every += [n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.ClassDef))]
-        bound = {n.id for n in ast.walk(function) if _stored(n)}
-        bound |= {n.arg for n in ast.walk(function) if isinstance(n, ast.arg)}
-        read = {n.id for n in ast.walk(function) if isinstance(n, ast.Name)
-                and isinstance(n.ctx, ast.Load)}
-        # the file's own functions and classes
+        every = [n.id for n in nodes if isinstance(n, ast.Name)]
+        every += [n.name for n in nodes if isinstance(n, (ast.FunctionDef, ast.ClassDef))]
+        bound = {n.id for n in inside if _stored(n)}
+        bound |= {n.arg for n in inside if isinstance(n, ast.arg)}
+        read = {n.id for n in inside if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+        # the file's own functions and classes, and what it imports
         known = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
-        known |= {a.asname or a.name.split('.')[0] for n in ast.walk(tree)
+        known |= {a.asname or a.name.split('.')[0] for n in nodes
                   if isinstance(n, (ast.Import, ast.ImportFrom)) for a in n.names}
         known |= {n.id for top in tree.body
                   if not isinstance(top, (ast.FunctionDef, ast.ClassDef, ast.If))
                   for n in ast.walk(top) if isinstance(n, ast.Name)
                   and isinstance(n.ctx, ast.Store)}
         # (what the __main__ block gives a value to is no name a function has when imported)
-        loops = {n.id for loop in ast.walk(function)
+        loops = {n.id for loop in inside
                  if isinstance(loop, (ast.For, ast.comprehension))
                  for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
         # read before any line gives it a value (an UnboundLocalError): as good as never given one
         first = {}  # a statement reads what it reads before it gives a value: ids = merge(ids, ...)
         found = [((statement.lineno, _stored(n), n.col_offset), n)
-                 for statement in ast.walk(function) if isinstance(statement, ast.stmt)
-                 for _,
-                 n in _walk(statement, (), shallow=True) if isinstance(n, (ast.Name, ast.arg))]
+                 for statement in inside if isinstance(statement, ast.stmt)
+                 for _, n in _walk(statement, (), shallow=True)
+                 if isinstance(n, (ast.Name, ast.arg))]
         for _, n in sorted(found, key=lambda f: f[0]):
             first.setdefault(n.id if isinstance(n, ast.Name) else n.arg,
                              isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load))
@@ -66,12 +66,12 @@ class Names:
         self.unread = sorted(unread, key=lambda n: n in loops)
         self.bound = bound
         self.names = list(dict.fromkeys(own + every))
-        self.called = list(dict.fromkeys(n.func.id for n in ast.walk(tree)
+        self.called = list(dict.fromkeys(n.func.id for n in nodes
                                          if isinstance(n, ast.Call)
                                          and isinstance(n.func, ast.Name)))
-        self.attributes = list(dict.fromkeys(n.attr for n in ast.walk(tree)
+        self.attributes = list(dict.fromkeys(n.attr for n in nodes
                                              if isinstance(n, ast.Attribute)))
-        self.strings = list(dict.fromkeys(n.value for n in ast.walk(tree)
+        self.strings = list(dict.fromkeys(n.value for n in nodes
                                           if isinstance(n, ast.Constant) and
                                           isinstance(n.value, str) and len(n.value) <= SHORT))
 
