@@ -26,6 +26,7 @@ from tests.project import (
     learners_tokenizer,
     run_inside,
     script_inside,
+    syntax_tree,
     tokenizer_inside,
     use_lesson_files,
 )
@@ -40,7 +41,7 @@ LESSON_LINES = ['vocab: 40 merges: 12', 'roundtrip: OK [29, 13, 14, 1, 30]']
 def imports_from_tokenizer(path):
     """(line, what) for each import of tokenizer in a Python file."""
     found = []
-    for node in ast.walk(ast.parse(path.read_text(encoding='utf-8'))):
+    for node in ast.walk(syntax_tree(path)):
         if isinstance(node, ast.ImportFrom) and node.module == 'tokenizer':
             found += [(node.lineno, alias.name) for alias in node.names]
         elif isinstance(node, ast.Import):
@@ -61,8 +62,7 @@ class ContractTest(unittest.TestCase):
 
     def test_a_lab_imports_no_other_lab_only_the_libraries_they_share(self):
         for lab, path in [(lab, path) for lab in LABS for path in lab_files(lab)]:
-            tree = ast.parse(path.read_text(encoding='utf-8'))
-            for node in ast.walk(tree):
+            for node in ast.walk(syntax_tree(path)):
                 if isinstance(node, ast.ImportFrom) and node.module == 'lab':
                     names = [alias.name for alias in node.names]
                 elif isinstance(node, ast.ImportFrom) and (node.module or '').startswith('lab.'):

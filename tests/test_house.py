@@ -14,7 +14,8 @@ from pathlib import Path
 
 from lab.plumbing import terminal
 from tests import gate
-from tests.project import ROOT, copy_project, run, tokenizer_inside, use_lesson_files
+from tests.project import (ROOT, copy_project, run, syntax_tree, tokenizer_inside,
+                           use_lesson_files)
 
 # bottom first: a file may import from its own layer and from those before it
 LAYERS = [
@@ -56,8 +57,8 @@ def imports(path, root=ROOT):
     """The project's files path imports, anywhere in it (at the top or inside a function)."""
     package = path.relative_to(root).parent.parts
     found = set()
-    try:  # utf-8-sig: the learner's file saved by Notepad begins with a byte order mark
-        tree = ast.parse(path.read_text(encoding='utf-8-sig'))
+    try:
+        tree = syntax_tree(path)
     except SyntaxError:  # the learner's file, half typed: the tutor says so, not the house
         if path != root / 'tokenizer.py':
             raise
