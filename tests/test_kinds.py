@@ -538,6 +538,16 @@ def replayed(tok, text):
 
 
 class PieceTest(unittest.TestCase):
+    def test_an_ascii_text_is_cut_by_the_ascii_spelling_of_a_pattern_into_the_same_pieces(self):
+        rng = random.Random(17)
+        alphabet = "abcXYZ019 '\t\n\r\x0b\x0c\x1c\x1f\x7f\x00.,;:!?-_()[]{}\\^$'s'll'S'RE"
+        for name in patterns.PATTERNS:
+            for _ in range(300):
+                text = ''.join(rng.choice(alphabet) for _ in range(rng.randint(1, 40)))
+                with self.subTest(name, text=text):
+                    self.assertEqual(patterns.compiled_ascii(name).findall(text),
+                                     compiled(name).findall(text))
+
     def test_a_piece_per_line_learns_what_the_lesson_learns(self):
         rng = random.Random(13)
         for text in list(fuzz_texts(60, seed=13)) + [TEXT, MIXED]:
