@@ -216,8 +216,7 @@ def lesson():
 
 
 def check_many(sources, lesson_text, broken=None, children=1, seconds=runner.SECONDS,
-               typed_labs=None,
-               hash_seed=True, search=True):
+               typed_labs=None, hash_seed=True, search=True):
     """check() for many readable sources at once, in that many children run side by side (each
     followed by one for the hash seed, where a file's rule_hash_seed held), each rule given
     seconds: what the tests use, to start a few processes, not two a file. typed_labs: for each
@@ -225,7 +224,9 @@ def check_many(sources, lesson_text, broken=None, children=1, seconds=runner.SEC
     (no lab/ folder beside the file). hash_seed: whether rule_hash_seed is compared with a child
     under another seed (a test of something else may save that process). search: whether the
     child looks for the slip behind each rule that failed (a test of the rules' answers alone
-    may save that time)."""
+    may save that time). A child looks for the slips after all its files' rules: a file whose
+    code makes it give up (it swallows the timer twice) leaves the files before it with their
+    rules' answers alone, so such a file is checked in a batch of its own."""
     broken = broken or [None] * len(sources)
     typed_labs = typed_labs or [None for _ in sources]
     with tempfile.TemporaryDirectory() as tmp:
