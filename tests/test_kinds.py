@@ -538,6 +538,15 @@ def replayed(tok, text):
 
 
 class PieceTest(unittest.TestCase):
+    def test_a_pattern_of_ones_own_cuts_ascii_text_as_it_cuts_any_other(self):
+        # the ASCII spelling is for the named patterns: in [\p{L}-'] it would make - a range
+        for pattern in [r"[\p{L}-']+", r'[\p{L}\p{N}-_]+', r'[\p{N}-.]+']:
+            with self.subTest(pattern):
+                text = "rock-n-roll it's 9-_ ok."
+                self.assertEqual(''.join(patterns.cut(pattern, text)), text)
+                self.assertEqual(patterns.cut(pattern, text),
+                                 patterns.cut(pattern, text + '한')[:-1])  # not ASCII
+
     def test_an_ascii_text_is_cut_by_the_ascii_spelling_of_a_pattern_into_the_same_pieces(self):
         rng = random.Random(17)
         alphabet = "abcXYZ019 '\t\n\r\x0b\x0c\x1c\x1f\x7f\x00.,;:!?-_()[]{}\\^$'s'll'S'RE"

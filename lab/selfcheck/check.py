@@ -224,9 +224,9 @@ def check_many(sources, lesson_text, broken=None, children=1, seconds=runner.SEC
     (no lab/ folder beside the file). hash_seed: whether rule_hash_seed is compared with a child
     under another seed (a test of something else may save that process). search: whether the
     child looks for the slip behind each rule that failed (a test of the rules' answers alone
-    may save that time). A child looks for the slips after all its files' rules: a file whose
-    code makes it give up (it swallows the timer twice) leaves the files before it with their
-    rules' answers alone, so such a file is checked in a batch of its own."""
+    may save that time). A child looks for the slips after all its files' rules, in one fork:
+    what one file's code does to the process (a module changed, a limit set) reaches the
+    searches of the files before it, so a hostile file is checked in a batch of its own."""
     broken = broken or [None] * len(sources)
     typed_labs = typed_labs or [None for _ in sources]
     with tempfile.TemporaryDirectory() as tmp:

@@ -36,6 +36,7 @@ def serve():
     # and the clock's, WALL times as long, for code that sleeps
     signal.signal(signal.SIGALRM, time_is_up)
     searches = [] if search else None  # each job's failed rules, searched after all the rules
+    RUNNING['searches'] = searches  # (searched at once if a job's code makes the child give up)
     for n, (folder, names) in enumerate(jobs):
         RUNNING['job'] = n
         for name, answer in run_job(folder, names, seconds, searches):
@@ -99,6 +100,8 @@ def give_up(frame):
     send(job, RUNNING['name'], ['failed', said])
     for name in RUNNING['after']:
         send(job, name, ['not_checked', [['not_checked_stuck', {}]]])
+    for n, name, answer in named_slips(RUNNING.get('searches') or []):  # the jobs' before it
+        send(n, name, answer)
     end_child()
 
 
@@ -172,17 +175,23 @@ def named_slips(searches):
     search runs out of the child's time."""
     tasks = [(job, folder, source, module, *rule) for job, folder, source, module, failed
              in searches for rule in failed]
-    found = []
-    while len(found) < len(tasks):
-        left = tasks[len(found):]
+    done = 0
+    while done < len(tasks):
+        left = tasks[done:]
+        try:  # its trials/ beside the job's files, wherever your code went
+            os.chdir(left[0][1])
+            trial_run.scratch_folder()
+        except OSError:  # your code took its folder (or the lesson's files in it) away
+            done += 1
+            continue
         try:
-            more = trial_run.in_a_fork(functools.partial(slips_of, left), SEARCH * len(left))
+            found = trial_run.in_a_fork(functools.partial(slips_of, left), SEARCH * len(left))
         except OSError:  # no fork to be had (too many processes, no memory): the answers stand
-            break
-        found += more if len(more) == len(left) else more + [None]  # none for the one it was on
-    for (job, _, _, _, name, answer, *_), slip in zip(tasks, found):
-        if slip:
-            yield job, name, [answer[0], slip_lines.said(answer[1], slip)]
+            return
+        for (job, _, _, _, name, answer, *_), slip in zip(left, found):
+            if slip:  # said as found: a child ended later keeps them
+                yield job, name, [answer[0], slip_lines.said(answer[1], slip)]
+        done += len(found) + (len(found) < len(left))  # none for the task it was on
 
 
 def slips_of(tasks):
@@ -261,6 +270,7 @@ def slip_for(name, names, folder, source, limit, settled, stopped, raised=None, 
     unsure = {rules.PART_OF[rule] for rule in rules.PART_OF if rule not in names}  # not all checked
     suspects = set(rules.PARTS) if name == 'rule_imports' else \
         ({rules.PART_OF[name]} | rules.CALLS[name]) - (settled - unsure)
+    rules.SECONDS = limit  # what the rule is given, on every trial of it too
     trial = trial_run.on_trial(name, source, min(limit, TRIAL))
     ran = None
     if not stopped and first:  # a later rule of the part tries the slip found before, no line

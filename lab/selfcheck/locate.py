@@ -108,6 +108,10 @@ class Difference:
     def key(self):
         return self.what, self.line, self.unit
 
+    def whole_key(self):
+        """key() and the way's line: two lines left out after the same line share a key."""
+        return self.key(), self.other.lineno if self.other is not None else None
+
     def changes(self):
         """[(change, back)]: the ways of putting it back (repair.py), each with the lesson's names
         read as yours."""
@@ -120,9 +124,10 @@ TRIALS = 24  # differences tried, one at a time: a unit in another style differs
 MUTATIONS = 80  # one-token changes tried at most, in the lines that differ from the closest way
 WITNESSES = {}  # {source: the key of the difference whose trial made a rule hold}, tried first next
 TOKENS = {}  # {source: the Token whose trial made a rule hold}, to try it again
-# {source: (the key of that difference, the trees of its trial)}: tried again as they are, not
-# made anew (a trial runs a tree, never changes it)
+# {source: (the whole key of that difference, the trees of its trial)}: tried again as they
+# are, not made anew (a trial runs a tree, never changes it)
 HELD = {}
+PAIRS = 5  # of those that changed the rule's answer, tried two at a time: two slips at once
 
 
 def forget():
@@ -130,7 +135,6 @@ def forget():
     WITNESSES.clear()
     TOKENS.clear()
     HELD.clear()
-PAIRS = 5  # of those that changed the rule's answer, tried two at a time: two slips at once
 
 
 def locate(source, ran=None, parts=None, reference=None, holds=None, raised=None, effort=True):
@@ -226,7 +230,7 @@ def again(source, candidates, holds):
     found = next((c for c in candidates if c.key() == witness), None)
     if found is not None:
         key, made = HELD.get(source, (None, None))
-        trials = made if key == witness else \
+        trials = made if key == found.whole_key() else \
             (repair.apply(source, [change]) for change in found.changes())
         return found if any(tree is not None and holds(tree)[0] == 'passed'
                             for tree in trials) else None
@@ -252,7 +256,7 @@ def put_back(source, candidates, holds, ran, failing):
         for tree in made:
             answer = holds(tree)
             if answer[0] == 'passed':
-                HELD[source] = difference.key(), made
+                HELD[source] = difference.whole_key(), made
                 return difference
             if answer[0] == 'failed' and answer != failing:  # a value changed: it matters here
                 changed.append(difference)
