@@ -355,18 +355,20 @@ class Trainer:
                 split_up = [units[k].split(pair) for k in ks[i:j]]
                 for k, pieces in zip(ks[i:j], split_up):
                     units[k] = new.join(pieces)
+                lasts = chain.from_iterable(map(last_char, pieces[:-1]) for pieces in split_up)
+                firsts = chain.from_iterable(map(first_char, pieces[1:]) for pieces in split_up)
+                starts = sum(pieces[0] == '' for pieces in split_up)
             else:  # many short lines: one split for all of them, then cut them apart again
-                split_up = [spacer.join([units[k] for k in ks[i:j]]).split(pair)]
-                for k, unit in zip(ks[i:j], new.join(split_up[0]).split(spacer)):
+                pieces = spacer.join([units[k] for k in ks[i:j]]).split(pair)
+                for k, unit in zip(ks[i:j], new.join(pieces).split(spacer)):
                     units[k] = unit
+                lasts, firsts = map(last_char, pieces[:-1]), map(first_char, pieces[1:])
+                starts = pieces[0] == ''
             # '' before an occurrence: it directly follows another one, or it starts a unit
-            before = Counter(chain.from_iterable(map(last_char, pieces[:-1])
-                                                 for pieces in split_up))
-            touching += (before.pop('', 0) - sum(pieces[0] == '' for pieces in split_up)) * weight
+            before = Counter(lasts)
+            touching += (before.pop('', 0) - starts) * weight
             befores.append((before, weight))
-            afters.append((Counter(chain.from_iterable(map(first_char, pieces[1:])
-                                                       for pieces in split_up)),
-                           weight))
+            afters.append((Counter(firsts), weight))
         before, after = weighted_sum(befores), weighted_sum(afters)
         for edge in ('\n', spacer, ''):  # line ends, unit ends: no pair there
             before.pop(edge, None)
