@@ -237,8 +237,7 @@ def count_pieces_fast(pattern, texts, jobs=None):
             share, held = [], 0
     shares += [share] if share else []
     counted = encoding.in_processes_or_here(_count_start, pattern, _count_share, shares, jobs,
-                                            asked,
-                                            lambda: [count_pieces(pattern, texts)])
+                                            asked, lambda: [count_pieces(pattern, texts)])
     total = counted[0]
     for more in counted[1:]:
         total.update(more)

@@ -85,7 +85,7 @@ def not_nfc(text):
 def _lines_not_nfc(text, block=1 << 16):
     """The lines of text not in NFC. A line end is a character NFC never joins to another, so a
     block of whole lines is in NFC when each of its lines is: only the blocks that are not are
-    cut into lines (a text of 16 MB with a few such lines: 0.02 s, not 0.19 s line by line)."""
+    cut into lines (16 MB with seven such lines: 0.04 s, not 0.19 s line by line)."""
     start = 0
     while start < len(text):
         end = text.find('\n', start + block)
