@@ -287,7 +287,7 @@ def one_token(source, candidates, holds, ran, words=(), most=MUTATIONS, names_on
     in the lines that ran of the units the candidates are in and differ from the closest way;
     first the lines that hold a word of what the rule said
     (names_only: only one end of a name typed otherwise renamed to the other, in any line)."""
-    tree = ast.parse(source)
+    tree = mutations.tree_of(source)
     units = {c.unit for c in candidates}
     differing = [c.line for c in candidates if c.one is not None]
     lines_of = source.splitlines()

@@ -72,7 +72,7 @@ def on_trial(name, source, seconds):
     the child."""
     if name in rules.LABS or name == 'rule_imports':
         return None
-    tree = ast.parse(source)
+    tree = mutations.tree_of(source)
     loaded = {'limit': seconds}
 
     def run(trial):
