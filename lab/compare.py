@@ -15,7 +15,6 @@ Try next: text in two languages, held out:
     python3 -m lab.compare data/mixed.txt --merges 200 --holdout
 """
 import sys
-import time
 
 if not __package__:  # run as python3 lab/compare.py: then tokenizer cannot be imported
     sys.exit('run this lab from the project folder as: python3 -m lab.compare')
@@ -23,16 +22,14 @@ if not __package__:  # run as python3 lab/compare.py: then tokenizer cannot be i
 from lab import kinds
 from lab.contract import checks
 from lab.kinds import KINDS
-from lab.plumbing import cli, measures, reading, terminal
+from lab.plumbing import cli, measures, reading, terminal, timing
 
 HOLDOUT = 0.1  # --holdout without RATE: the last tenth of the lines, as lab.vocab_curve holds out
 
 
 def measure(Kind, train_text, text, count):
     """What one kind costs on text after learning count merges on train_text: a dict."""
-    started = time.perf_counter()
-    tok = Kind.train(train_text, count)
-    seconds = time.perf_counter() - started
+    tok, seconds = timing.seconds(Kind.train, train_text, count)
     encode = kinds.plain(tok)  # a special string in the text is text here, as for any kind
     ids = encode(text)
     unknown = None if tok.unknown_id is None else ids.count(tok.unknown_id) / max(len(ids), 1)

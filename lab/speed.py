@@ -36,7 +36,6 @@ import functools
 import json
 import os
 import sys
-import time
 from importlib import metadata
 from pathlib import Path
 
@@ -47,13 +46,9 @@ from lab import fast, kinds
 from lab.contract import checks, lessons
 from lab.fast.encoding import NoProcesses
 from lab.kinds.texts import documents
-from lab.plumbing import cli, corpus, locations, processes, reading, terminal
+from lab.plumbing import cli, corpus, locations, measures, processes, reading, terminal
+from lab.plumbing.timing import peak_mb, seconds
 from tokenizer import BPE
-
-try:
-    import resource  # not on Windows
-except ImportError:
-    resource = None
 
 LESSON_CHARS = 200_000  # the lesson's trainer needs about a second a merge for this much text
 MEASURABLE_FROM = 100_000  # characters: on less, timings are mostly the cost of starting
@@ -65,31 +60,8 @@ ANSWER = '@@lab.speed '
 COURSE_IDS = 4096  # the course's next step: a byte-level tokenizer of 4,096 ids, <eos> among them
 
 
-def seconds(work, *args):
-    """(result of work(*args), seconds it took)."""
-    start = time.perf_counter()
-    result = work(*args)
-    return result, time.perf_counter() - start
-
-
-def peak_mb():
-    if resource is None:
-        return None
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    # bytes on macOS, KiB elsewhere
-    return peak / 2**20 if sys.platform == 'darwin' else peak / 2**10
-
-
-def part_of(text, part):
-    """The first part (a fraction) of the text, cut at a line end."""
-    if part >= 1:
-        return text
-    cut = text.rfind('\n', 0, int(len(text) * part)) + 1
-    return text[:cut or int(len(text) * part)]
-
-
 def measure_ours(path, merges, part, jobs):
-    text = part_of(reading.read_text(path), part)
+    text = measures.first_part(reading.read_text(path), part)
     tok, train_s = seconds(fast.train, text, merges)
     ids, encode_s = seconds(fast.encode, tok, text, 1)  # one process: --jobs below
     peak = peak_mb()  # before the parallel run, whose processes are not counted here
@@ -134,7 +106,7 @@ def measure_kind(path, kind, merges):
 def measure_theirs(path, merges, part):
     """The tokenizers library on the same text: lines as words, the same merges asked."""
     from tokenizers import Tokenizer, models, pre_tokenizers, trainers
-    text = part_of(reading.read_text(path), part)
+    text = measures.first_part(reading.read_text(path), part)
     alphabet = lessons.base_vocabulary(text)[1:]
     tok = Tokenizer(models.BPE(unk_token=checks.UNKNOWN))
     tok.pre_tokenizer = pre_tokenizers.Split('\n', behavior='isolated')
@@ -167,8 +139,7 @@ def measure_course(path, who):
                                       initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
         _, train_s = seconds(tok.train_from_iterator, docs, trainer)
         _, encode_s = seconds(tok.encode_batch, docs)
-    # ru_maxrss is in KiB on Linux: the largest child's peak, in MiB
-    children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 2**10 if resource else 0
+    children = peak_mb(children=True) or 0  # the largest of its children, the encoding's
     peak = peak_mb()
     return {'train': train_s, 'encode': encode_s, 'peak': peak and peak + children}
 
@@ -323,8 +294,8 @@ def arguments():
                         help='processes for the parallel encoding (default: one per core, '
                              'where they start)')
     parser.add_argument('--lesson-merges', type=cli.positive, default=20, metavar='K',
-                        help="merges for the lesson's own trainer, which is slow (default: "
-                             "%(default)s)")
+                        help="merges for the lesson's own trainer, which is slow "
+                             "(default: %(default)s)")
     parser.add_argument('--make-corpus', type=Path, metavar='PATH',
                         help='write the standard library corpus to PATH and stop')
     parser.add_argument('--force', action='store_true',
@@ -340,13 +311,13 @@ def child_figures(args):
     """What a child measures, as --child WHAT PATH PART asks."""
     what, path, part = args.child
     figures = {'ours': lambda: measure_ours(path, args.merges, float(part), args.jobs),
-            'theirs': lambda: measure_theirs(path, args.merges, float(part)),
-            'lesson': lambda: measure_lesson(path, args.lesson_merges),
-            'course': lambda: measure_course(path, 'ours'),
-            'course-theirs': lambda: measure_course(path, 'theirs'),
-            **{f'kind-{kind}': functools.partial(measure_kind, path, kind, args.merges)
-               for kind in kinds.KINDS},
-            'read': lambda: len(reading.read_text(path))}
+               'theirs': lambda: measure_theirs(path, args.merges, float(part)),
+               'lesson': lambda: measure_lesson(path, args.lesson_merges),
+               'course': lambda: measure_course(path, 'ours'),
+               'course-theirs': lambda: measure_course(path, 'theirs'),
+               **{f'kind-{kind}': functools.partial(measure_kind, path, kind, args.merges)
+                  for kind in kinds.KINDS},
+               'read': lambda: len(reading.read_text(path))}
     if what not in figures:
         raise ValueError(f'--child {what}: not one of {", ".join(figures)}')
     return figures[what]()
@@ -378,7 +349,7 @@ def measure(path, args, theirs_version):
     asked = ['--jobs', args.jobs] if args.jobs else []  # else one per core, where they can start
     r = {'ours': [in_fresh_python('--child', 'ours', path, part, '--merges', args.merges,
                                   *(asked if part == 1 else ['--jobs', 1]))
-                                  for part in (0.25, 0.5, 1)],
+                  for part in (0.25, 0.5, 1)],
          'lesson': in_fresh_python('--child', 'lesson', path, 1, '--lesson-merges',
                                    args.lesson_merges)}
     r['course'] = in_fresh_python('--child', 'course', path, 1)

@@ -1,5 +1,5 @@
 """Figures of a text that labs report: percentiles, the first difference of two texts, lines
-held out for measuring, and characters not in NFC."""
+held out for measuring, a first part of a text, and characters not in NFC."""
 import difflib
 import math
 import os
@@ -35,6 +35,14 @@ def hold_out(text, rate):
     held = min(len(lines) - 1, max(1, round(len(lines) * rate)))
     return (''.join(line + '\n' for line in lines[:-held]),
             ''.join(line + '\n' for line in lines[-held:]))
+
+
+def first_part(text, part):
+    """The first part (a fraction) of text, cut at a line end."""
+    if part >= 1:
+        return text
+    cut = text.rfind('\n', 0, int(len(text) * part)) + 1
+    return text[:cut or int(len(text) * part)]
 
 
 def first_line(text):
