@@ -29,6 +29,7 @@ What is where:
   main_block.py  part 6 in the child: python3 tokenizer.py as you run it, its lines kept
   locate.py    where the slip is (compare.py: your functions beside the lesson's ways): the
                line whose trial makes the failed rule hold
+  traced.py    which lines of your file run while a rule fails
   slip_lines.py  the slip in words: your line beside the lesson's, among the rule's lines
   smallest.py  inside a line that differs, the smallest expression that does
   repair.py    a trial: a line of yours put back as the lesson's way writes it

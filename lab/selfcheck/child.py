@@ -12,7 +12,7 @@ import types
 from pathlib import Path
 
 from lab.learner import explain, parts
-from lab.selfcheck import labs, locate, main_block, rules, slip_lines
+from lab.selfcheck import labs, locate, main_block, rules, slip_lines, traced
 from lab.selfcheck import trial as trial_run
 from lab.selfcheck.runner import ANSWER, FILE_SIZE, MEMORY, SECONDS, descendants
 from lab.selfcheck.trial import time_limit
@@ -228,8 +228,8 @@ def answer_for(name, folder, source, limit, settled, ran=None):
     time ran out). ran: a set to add the lines of tokenizer.py that run to, or None."""
     rules.SECONDS = limit
     try:
-        traced = locate.lines_run(ran) if ran is not None else contextlib.nullcontext()
-        with time_limit(limit), traced:
+        lines = traced.lines_run(ran) if ran is not None else contextlib.nullcontext()
+        with time_limit(limit), lines:
             if name == rules.COMMAND_LINE:
                 return main_block.command_line(source), set()
             if name in rules.LABS:

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from lab.learner import explain
 from lab.plumbing import reading
-from lab.selfcheck import locate, slip_lines
+from lab.selfcheck import locate, slip_lines, traced
 
 NAMES = ['bpe_trace', 'unknown', 'token_count']  # in the order the lesson has you type them
 LESSON = Path(__file__).resolve().parent / 'lesson'
@@ -134,7 +134,7 @@ def check(name, folder, printed, text, merges):
     path = Path(folder, 'lab', f'{name}.py')
     source = path.read_text(encoding='utf-8', errors='replace')
     ran = set()
-    with locate.lines_run(ran, path.name):
+    with traced.lines_run(ran, path.name):
         out, error = run_script(source, path, folder, printed())
     if isinstance(error, SystemExit):
         said = error.code if isinstance(error.code, str) else f'exit status {error.code}'

@@ -14,12 +14,9 @@ line written in another way of one's own is less likely the one). What differs i
 the smallest expression, is said too: `pair` here, `new_id` in the lesson.
 """
 import ast
-import contextlib
 import functools
 import itertools
-import os
 import re
-import sys
 from pathlib import Path
 
 from lab.learner.parts import UNITS
@@ -389,25 +386,3 @@ def span(item):
     node = item.node
     first = first_line(node) if isinstance(node, ast.FunctionDef) else item.lineno
     return range(first, (getattr(node, 'end_lineno', None) or item.lineno) + 1)
-
-
-@contextlib.contextmanager
-def lines_run(ran, name='tokenizer.py'):
-    """Add to ran the number of each line of the file name (tokenizer.py) that runs inside the
-    with block."""
-    def local(frame, event, _):
-        if event in ('line', 'call'):
-            ran.add(frame.f_lineno)
-        return local
-
-    def calls(frame, event, _):
-        mine = os.path.basename(frame.f_code.co_filename) == name
-        return local(frame, event, _) if mine else None
-    before = sys.gettrace()
-    sys.settrace(calls)
-    try:
-        yield ran
-    finally:
-        sys.settrace(before)
-
-
