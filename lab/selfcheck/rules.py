@@ -4,8 +4,8 @@ Each rule calls the functions of the tokenizer.py you typed on small, hand-picke
 and compares what comes back with what the lesson defines. A rule that holds returns (a
 value, for the hash-seed rule); a rule that does not raises Wrong with the lines to show:
 what was called, what came back, what the lesson expects, and where to look. The
-expectations come from a reference written here, not from tokenizer.py: your file is the
-one under test.
+expectations come from the library's own copy of the lesson (lab/contract/lessons.py), not
+from tokenizer.py: your file is the one under test.
 
 RULES lists them in the order the lesson teaches them: the part each belongs to, what
 must be typed for it to run, and the parts whose code it calls (a rule is not checked
@@ -19,9 +19,10 @@ import reprlib
 from pathlib import Path
 from typing import Callable, NamedTuple
 
+from lab.contract import lessons
+from lab.contract.checks import UNKNOWN
 from lab.learner import parts
 
-UNKNOWN = '\ufffd'
 LESSON_MERGES = 12  # settings.json as shipped
 SECONDS = 2  # of CPU time the rule running now is given: the tutor's child sets it (runner.SECONDS)
 
@@ -41,19 +42,7 @@ class TooLong(BaseException):
     """The rule's time is up (a BaseException: your code's except Exception does not catch it)."""
 
 
-# A reference that does not use the file under test --------------------------------------------
-
-def _reference_merge(ids, pair, new_id):
-    out, i = [], 0
-    while i < len(ids):
-        if ids[i:i + 2] == list(pair):
-            out.append(new_id)
-            i += 2
-        else:
-            out.append(ids[i])
-            i += 1
-    return out
-
+# The lesson's training, step by step, by the library's copy of the lesson ----------------------
 
 def _pair_counts(vocab, ids):
     """{pair: (count, first position)} of the pairs the lesson counts, in
@@ -70,7 +59,7 @@ def _pair_counts(vocab, ids):
 def _reference_steps(text, count):
     """The lesson's training, step by step: (vocab, [(pair, its count, first position, all
     counts)]), never changed by those who read it."""
-    vocab = [UNKNOWN] + sorted(set(text) - {UNKNOWN})
+    vocab = lessons.base_vocabulary(text)
     ids = [vocab.index(ch) for ch in text]
     steps = []
     for _ in range(count):
@@ -80,7 +69,7 @@ def _reference_steps(text, count):
             break
         steps.append((best, *found[best], found))
         vocab.append(vocab[best[0]] + vocab[best[1]])
-        ids = _reference_merge(ids, best, len(vocab) - 1)
+        ids = lessons.merge(ids, best, len(vocab) - 1)
     return vocab, steps
 
 
@@ -90,7 +79,7 @@ def lesson_lines():
     base = len(vocab) - len(steps)
     prompt = [vocab.index(ch) if ch in vocab[:base] else 0 for ch in 'Q: hi\nA: ']
     for n, (pair, *_) in enumerate(steps):
-        prompt = _reference_merge(prompt, pair, base + n)
+        prompt = lessons.merge(prompt, pair, base + n)
     return [f'vocab: {len(vocab)} merges: {len(steps)}', f'roundtrip: OK {prompt}']
 
 
