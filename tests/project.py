@@ -499,6 +499,15 @@ def tokenizer_inside(root, *args, env=None):
     return types.SimpleNamespace(returncode=code, stdout=out, stderr=err)
 
 
+def parent(pid):
+    """The parent of process pid (Linux's /proc), or None when it is gone."""
+    try:
+        with open(f'/proc/{pid}/stat') as stat:
+            return int(stat.read().rsplit(')', 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def still_alive(pids, seconds=10):
     """Those of pids that still run after up to seconds: a process killed takes a moment to go,
     and waiting for each to go is quicker than sleeping for the slowest."""

@@ -26,7 +26,7 @@ from lab.contract import lessons
 from lab.learner import catalogs, errors, explain
 from lab.plumbing import cli, measures, terminal
 from lab.selfcheck import __main__ as command
-from lab.selfcheck import check, child, report, rules
+from lab.selfcheck import check, child, report, rules, runner
 from tests.project import (
     ENGLISH,
     LESSON_FILES,
@@ -468,15 +468,6 @@ class LabsMeetAnUnfinishedFileTest(unittest.TestCase):
         self.assertIsNone(said)
 
 
-def parent(pid):
-    """The parent of process pid (Linux's /proc), or None when it is gone."""
-    try:
-        with open(f'/proc/{pid}/stat') as stat:
-            return int(stat.read().rsplit(')', 1)[1].split()[1])
-    except (OSError, ValueError, IndexError):
-        return None
-
-
 def after_main(code):
     """The lesson's file with code run at the end of its __main__ block, as python3 tokenizer.py."""
     return LESSON + ''.join(f'    {line}\n' for line in code.splitlines())
@@ -545,11 +536,17 @@ class HostileLearnerFileTest(unittest.TestCase):
         self.folder = folder.name
 
     def test_answers_the_learners_code_forges_into_the_answer_pipe_are_not_taken(self):
-        # well-formed answers, every rule passed, written where the child writes its own: without
-        # the secret the child read before the file ran, none is taken
-        passed = ''.join(f'[0, "{name}", ["passed", null]]\\n' for name in rules.PART_OF)
-        forged = LESSON.replace('import json\n', 'import json\nimport os\nimport sys\n'
-                                f"os.write(int(sys.argv[1]), b'{passed}')\n"
+        # well-formed answers, every rule passed, written to every file the child has open, the
+        # answer pipe among them: without the secret it was given before the file ran, none is
+        # taken
+        passed = ''.join(f'["{"0" * 32}", 0, "{name}", ["passed", null]]\\n'
+                         for name in rules.PART_OF)
+        forged = LESSON.replace('import json\n', 'import json\nimport os\n'
+                                'for fd in range(3, 256):\n'
+                                '    try:\n'
+                                f"        os.write(fd, b'{passed}')\n"
+                                '    except OSError:\n'
+                                '        pass\n'
                                 'os._exit(0)\n', 1)
         answers = check.check_many([forged], check.lesson(), hash_seed=False)[0]
         self.assertNotIn('passed', {state for state, _ in answers.values()})
@@ -659,20 +656,19 @@ class HostileLearnerFileTest(unittest.TestCase):
         english = dict(os.environ, **ENGLISH)
         tutor = subprocess.Popen([sys.executable, '-m', 'lab.selfcheck', path], cwd=ROOT, text=True,
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=english)
-        children = []
+        below = []
         deadline = time.monotonic() + 20
-        # the rules' child (the hash seed's comes after)
-        while not children and time.monotonic() < deadline:
+        # the fork server, the waiter and the rules' child (the hash seed's comes after)
+        while len(below) < 3 and time.monotonic() < deadline:
             time.sleep(0.05)
-            children = [int(pid) for pid in os.listdir('/proc')
-                        if pid.isdigit() and parent(int(pid)) == tutor.pid]
+            below = runner.descendants(tutor.pid)
         started = time.monotonic()
         tutor.send_signal(signal.SIGTERM)
         out, err = tutor.communicate(timeout=60)
         self.assertLess(time.monotonic() - started, 5)  # not the children's time limit
         self.assertEqual((tutor.returncode, err), (143, 'lab.selfcheck: terminated\n'))
-        self.assertEqual(len(children), 1)
-        self.assertEqual(still_alive(children), [])
+        self.assertEqual(len(below), 3)
+        self.assertEqual(still_alive(below), [])
 
     def test_the_lessons_text_moved_away_is_one_line_saying_how_to_get_it_back(self):
         with mock.patch.object(check, 'LESSON', Path(self.folder) / 'lesson_train.txt'):

@@ -1,6 +1,7 @@
-"""The tutor's child (started by runner.py): it runs the rules on your file, one after another,
-each bounded in CPU time, then looks for the slip behind each rule that failed, in a fork, and
-writes every answer, marked with the secret it read before your code ran, to its answer pipe.
+"""The tutor's child (forked for runner.py by forks.py): it runs the rules on your file, one after
+another, each bounded in CPU time, then looks for the slip behind each rule that failed, in a
+fork, and writes every answer, marked with the secret it was given before your code ran, to its
+answer pipe.
 """
 import contextlib
 import functools
@@ -18,14 +19,10 @@ from lab.selfcheck.runner import ANSWER, FILE_SIZE, MEMORY, SECONDS, descendants
 from lab.selfcheck.trial import time_limit
 
 
-def serve():
-    """The child's main: argv is the answer pipe's fd, the jobs (as JSON), a rule's seconds and
-    whether to look for slips (1 or 0)."""
-    fd, jobs, seconds = int(sys.argv[1]), json.loads(sys.argv[2]), float(sys.argv[3])
-    search = sys.argv[4:5] != ['0']
-    secret = sys.stdin.readline().strip()
-    # your code's input() meets an empty stdin, as before
-    os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
+def serve(fd, jobs, seconds, search, secret):
+    """The child's main: answers for jobs ([folder, rules] each) to the answer pipe fd, each rule
+    given seconds, the slips of the rules that failed looked for if search, each answer marked
+    with secret."""
     limit_resources()
     adopt_orphans()
     out = os.fdopen(fd, 'w', encoding='utf-8', buffering=1)

@@ -3,7 +3,8 @@
 The tutor never runs the file you typed in its own process: a loop that never ends, a list
 that grows until the memory is gone, a million prints or a file that deletes its own folder
 would take the tutor down with it. It copies the file into a temporary folder beside the
-lesson's settings.json and data/train.txt, and starts a child there that:
+lesson's settings.json and data/train.txt, and has a child forked there (by its fork server,
+forks.py: a Python started once, not for every check) that:
   - has at most MEMORY bytes and may write files of at most FILE_SIZE bytes;
   - runs each rule with a limit of CPU time (SECONDS; the timer fires again if your code
     swallows it), so that a busy machine changes no verdict, and a generous one of the clock's
@@ -17,13 +18,15 @@ The tutor waits at most a few seconds a rule, keeps only the end of what the chi
 to stderr, and kills the child's whole process group when it is done, when time runs out,
 or when the tutor itself is stopped (Ctrl-C, SIGTERM), then, on Linux, any process of the
 child's that left the group: nothing of it outlives the tutor. This file is the tutor's side;
-what runs in the child is lab/selfcheck/child.py.
+what runs in the child is lab/selfcheck/child.py, and the fork server is lab/selfcheck/forks.py.
 """
 import atexit
 import json
 import os
 import secrets
+import select
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -41,6 +44,10 @@ ROOT = Path(__file__).resolve().parent.parent.parent
 # the process groups of the children running now, and their marks: killed when the tutor exits
 LIVE = {}
 STOPPING = threading.Event()  # set by kill_all: a child started after it is killed at once
+# (seed and environment) -> (the fork server's process, the tutor's end of its socket)
+SERVERS = {}
+STARTUP = {'LC_ALL', 'LC_CTYPE', 'LANG'}  # besides PYTHON...: what Python's encodings start from
+SERVER_LOCK = threading.Lock()
 
 
 # In the tutor -----------------------------------------------------------------------------------
@@ -53,64 +60,117 @@ def run(jobs, seed='0', seconds=SECONDS, search=True):
     looks for the slip behind each rule that failed (a child asked for one value need not)."""
     read_end, write_end = os.pipe()
     secret = secrets.token_hex(16)
-    child, mark = start_child(jobs, seed, seconds, write_end, secret, search)
+    pid, status, stderr, mark = start_child(jobs, seed, seconds, write_end, secret, search)
     answers, tail = [], []
     readers = [threading.Thread(target=read_answers, args=(read_end, answers, secret), daemon=True),
-               threading.Thread(target=read_tail, args=(child.stderr, tail), daemon=True)]
+               threading.Thread(target=read_tail, args=(stderr, tail), daemon=True)]
     for reader in readers:
         reader.start()
-    late = not ended_in_time(child, mark, seconds * sum(len(names) + 3 for _, names in jobs))
+    late = not ended_in_time(pid, status, mark, seconds * sum(len(names) + 3 for _, names in jobs))
     for reader in readers:
         # a process that left the group may hold the pipe: do not wait for it
         reader.join(timeout=1)
     if not readers[1].is_alive():  # closing a pipe another thread still reads would wait with it
-        child.stderr.close()
+        stderr.close()
     said = b''.join(tail).decode('utf-8', 'replace').strip().splitlines()
     last = 'no answer in time' if late else (said or ['?'])[-1]
     return by_job(jobs, answers, last)
 
 
 def start_child(jobs, seed, seconds, write_end, secret, search=True):
-    """(the child that answers for jobs, its mark): started in a session of its own, in the first
-    job's folder, the answer pipe's write end its only file besides stderr, and the secret that
-    marks its answers on its stdin, read before any of your code runs."""
-    code = (f'import sys; sys.path.insert(1, {str(ROOT)!r}); '
-            'from lab.selfcheck.child import serve; serve()')
+    """(the child's pid, the pipe that closes when it ends, its stderr, its mark): a child forked
+    for jobs by the fork server of seed (forks.py), in a session of its own, in the first job's
+    folder, the answer pipe's write end its only file besides stderr, and the secret that
+    marks its answers given to it before any of your code runs."""
     mark = f'{os.getpid()}-{id(jobs)}-{seed}'  # inherited by every process the child starts
-    env = dict(os.environ, PYTHONHASHSEED=seed, PYTHONIOENCODING='utf-8',
-               PYTHONDONTWRITEBYTECODE='1',
-               XSLM_TUTOR_CHILD=mark)
+    environment = dict(os.environ, PYTHONHASHSEED=seed, PYTHONIOENCODING='utf-8',
+                       PYTHONDONTWRITEBYTECODE='1')
+    request = json.dumps({'jobs': jobs, 'seconds': seconds, 'search': search, 'secret': secret,
+                          'mark': mark, 'environment': environment}).encode()
+    stderr, stderr_end = os.pipe()
+    status, status_end = os.pipe()
     try:
-        argv = [sys.executable, '-c', code, str(write_end), json.dumps(jobs), str(seconds),
-                str(int(search))]
-        child = subprocess.Popen(argv, cwd=jobs[0][0], env=env, stdin=subprocess.PIPE,
-                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                 pass_fds=(write_end,),
-                                 start_new_session=True)
+        ask_fork_server(environment, request, [write_end, stderr_end, status_end])
     finally:
-        os.close(write_end)
-    try:  # a pipe's buffer holds it: no wait for the child to read it
-        child.stdin.write(secret.encode('ascii') + b'\n')
-        child.stdin.close()
-    except OSError:  # the child is gone already: it answers nothing, and says why on stderr
-        pass
-    LIVE[child.pid] = mark
+        for fd in (write_end, stderr_end, status_end):
+            os.close(fd)
+    said = b''
+    while not said.endswith(b'\n'):  # the waiter says the pid at once, or closes the pipe
+        more = os.read(status, 32)
+        if not more:
+            break
+        said += more
+    if not said.endswith(b'\n'):  # no child: the server could not fork (no memory, say)
+        os.close(status)
+        os.close(stderr)
+        raise OSError('the tutor could not start a child')
+    pid = int(said)
+    LIVE[pid] = mark
     if STOPPING.is_set():  # Ctrl-C or SIGTERM came while it was starting
-        kill(child.pid)
-    return child, mark
+        kill(pid)
+    return pid, status, os.fdopen(stderr, 'rb'), mark
 
 
-def ended_in_time(child, mark, seconds):
-    """Whether the child ended within seconds; either way it and whatever it
-    left are killed then."""
+def ask_fork_server(environment, request, fds):
+    """Send request, and the pipes fds, to the fork server for this environment: one for each
+    hash seed and what else Python reads as it starts (STARTUP), started on first use, and again
+    if the one there is gone. The rest of the environment is the child's own, set as it starts."""
+    key = tuple(sorted((name, value) for name, value in environment.items()
+                       if name.startswith('PYTHON') or name in STARTUP))
+    with SERVER_LOCK:
+        for attempt in range(2):
+            if key not in SERVERS:
+                SERVERS[key] = start_fork_server(environment)
+            server, tutor = SERVERS[key]
+            try:
+                socket.send_fds(tutor, [len(request).to_bytes(8, 'big')], fds)
+                tutor.sendall(request)
+                return
+            except OSError:
+                if attempt:
+                    raise
+                stop_fork_server(key)
+
+
+def start_fork_server(environment):
+    """(the server's process, the tutor's end of its socket): a Python of its own session (no
+    Ctrl-C of the terminal reaches it), which ends when the socket closes."""
+    tutor, its_end = socket.socketpair()
+    code = (f'import sys; sys.path.insert(1, {str(ROOT)!r}); '
+            'from lab.selfcheck.forks import serve; serve()')
     try:
-        child.wait(timeout=seconds)
-        return True
-    except subprocess.TimeoutExpired:
-        return False
+        server = subprocess.Popen([sys.executable, '-c', code, str(its_end.fileno())], cwd=ROOT,
+                                  env=environment, stdin=subprocess.DEVNULL,
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                  pass_fds=(its_end.fileno(),),
+                                  start_new_session=True)
     finally:
-        kill(child.pid)
-        child.wait()
+        its_end.close()
+    return server, tutor
+
+
+def stop_fork_server(key):
+    """Close the server's socket: it waits for its waiters, whose children are killed, and ends
+    (killed if it does not within seconds)."""
+    server, tutor = SERVERS.pop(key)
+    tutor.close()
+    try:
+        server.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        server.kill()
+        server.wait()
+
+
+def ended_in_time(pid, status, mark, seconds):
+    """Whether the child ended within seconds (its status pipe closed); either way it and
+    whatever it left are killed then."""
+    try:
+        return bool(select.select([status], [], [], seconds)[0])
+    finally:
+        kill(pid)
+        while os.read(status, 64):  # the waiter closes it once the child is reaped
+            pass
+        os.close(status)
         kill_strays(mark)
 
 
@@ -219,8 +279,11 @@ def kill_strays(mark):
 
 @atexit.register
 def kill_all():
-    """Kill every child and what it started, and any child still starting."""
+    """Kill every child and what it started, and any child still starting; then the fork
+    servers."""
     STOPPING.set()
     for pid, mark in list(LIVE.items()):
         kill(pid)
         kill_strays(mark)
+    for key in list(SERVERS):
+        stop_fork_server(key)

@@ -1,0 +1,78 @@
+"""The tutor's children are forked by a fork server (lab/selfcheck/forks.py), one Python started
+once for each hash seed: a check after the first starts no new Python, the learner's code meets
+a process as fresh as a Python started for it, and nothing of the server outlives the tutor."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import unittest
+from pathlib import Path
+from unittest import mock
+
+from lab.selfcheck import check, runner
+from tests.project import LESSON_FILES, ROOT, parent, still_alive
+
+LESSON = (LESSON_FILES / 'tokenizer.py').read_text(encoding='utf-8')
+
+
+def writing_at_import(path, expression):
+    """The lesson's file, which writes expression (as JSON) to path as it is imported."""
+    return LESSON.replace('import json\n', f'import json\nimport os\nimport sys\n'
+                          f'open({str(path)!r}, "a").write(json.dumps({expression}) + "\\n")\n', 1)
+
+
+@unittest.skipUnless(sys.platform.startswith('linux'), 'finds processes in /proc')
+class ForkServerTest(unittest.TestCase):
+    def setUp(self):
+        folder = tempfile.TemporaryDirectory()
+        self.addCleanup(folder.cleanup)
+        self.folder = Path(folder.name)
+
+    def first_line(self, path):
+        return json.loads(path.read_text(encoding='utf-8').splitlines()[0])
+
+    def test_a_check_after_the_first_starts_no_new_python_but_forks_one(self):
+        found = []
+        for n in range(2):
+            path = self.folder / f'{n}.json'
+            check.check_many([writing_at_import(path, '[os.getpid(), os.getppid()]')],
+                             check.lesson(), hash_seed=False)
+            child, waiter = self.first_line(path)
+            found.append((child, parent(waiter)))
+        servers = {server.pid for server, _ in runner.SERVERS.values()}
+        (first, server), (second, again) = found
+        self.assertNotEqual(first, second)
+        self.assertEqual(server, again)
+        self.assertIn(server, servers)
+
+    def test_the_learners_code_meets_a_fresh_process_with_the_tutors_environment_of_now(self):
+        path = self.folder / 'seen.json'
+        seen = ("{'modules': [name for name in ('tokenizer', 'lab.selfcheck.forks') "
+                "if name in sys.modules and name != __name__], 'stdin': sys.stdin.read(), "
+                "'stderr_seeks': sys.stderr.seekable(), 'argv': sys.argv, "
+                "'set_since': os.environ.get('XSLM_SET_SINCE'), "
+                "'mark': 'XSLM_TUTOR_CHILD' in os.environ}")
+        check.check_many([LESSON], check.lesson(), hash_seed=False)  # the server, started
+        with mock.patch.dict(os.environ, XSLM_SET_SINCE='yes'):
+            check.check_many([writing_at_import(path, seen)], check.lesson(), hash_seed=False)
+        self.assertEqual(self.first_line(path),
+                         {'modules': ['lab.selfcheck.forks'], 'stdin': '', 'stderr_seeks': False,
+                          'argv': ['-c'], 'set_since': 'yes', 'mark': True})
+
+    def test_the_server_ends_when_the_tutor_is_killed_outright(self):
+        code = ('from lab.selfcheck import check, runner; import time\n'
+                f'check.check_many([{LESSON!r}], check.lesson(), hash_seed=False)\n'
+                'print(*[server.pid for server, _ in runner.SERVERS.values()], flush=True)\n'
+                'time.sleep(60)\n')
+        tutor = subprocess.Popen([sys.executable, '-c', code], cwd=ROOT, text=True,
+                                 stdout=subprocess.PIPE)
+        try:
+            servers = [int(pid) for pid in tutor.stdout.readline().split()]
+        finally:
+            tutor.send_signal(signal.SIGKILL)
+            tutor.wait()
+            tutor.stdout.close()
+        self.assertEqual(len(servers), 1)
+        self.assertEqual(still_alive(servers), [])
