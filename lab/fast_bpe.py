@@ -158,6 +158,17 @@ def describe(tok):
 
 
 
+def first_characters(texts, most):
+    """The first most characters of the texts joined, without joining them all."""
+    taken, held = [], 0
+    for text in texts:
+        if held >= most:
+            break
+        taken.append(text[:most - held])
+        held += len(taken[-1])
+    return ''.join(taken)
+
+
 def main():
     args = arguments()
     args.out = args.out or kinds.default_path(args.kind)
@@ -190,12 +201,11 @@ def main():
     elif count is not None and merges < count:
         print(say('fast_bpe.fewer_merges', asked=count, left=left, merges=merges))
     encode = kinds.plain(tok) if args.kind != 'char' else lambda t: fast.encode(tok.lesson, t)
-    # what it learned from: JSON lines are no text
-    trained = ''.join(texts) if args.documents else text
-    # a sample: the check costs a small share of the training, at any size
-    checked = trained[:CHECKED]
+    # a sample of what it learned from (JSON lines are no text): the check costs a small share of
+    # the training, at any size
+    checked = first_characters(texts, CHECKED)
     said = 'OK' if tok.decode(encode(checked)) == checked else 'FAILED'
-    if len(trained) > CHECKED:
+    if sum(map(len, texts)) > CHECKED:
         said += ' ' + say('fast_bpe.sample', chars=f'{CHECKED:,}')
     print('roundtrip:', said, encode('Q: hi\nA: '))
     specials = kinds.special_strings_line(tok, texts)  # one line, or None

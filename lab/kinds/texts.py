@@ -51,17 +51,18 @@ def documents(text, how=None):
     ('paragraphs'), one JSON document a line ('jsonl': a string, or an object with "text", as
     datasets writes them), or by default Q/A pairs when every line is Q: or A: in turn (the
     lesson's data), else paragraphs. Blank lines are no document."""
-    lines = [line for line in text.split('\n') if line.strip()]
-    if how == 'lines':
-        return lines, 'one a line'
     if how == 'jsonl':
         return [json_document(line, n)
                 for n, line in enumerate(text.split('\n'), 1) if line.strip()], \
             'one JSON document a line'
-    q_then_a = ('Q: ', 'A: ')  # the lesson's data: a question's line, then its answer's, in turn
-    if how is None and lines and all(line.startswith(q_then_a[n % 2])
-                                     for n, line in enumerate(lines)):
-        return ['\n'.join(lines[n:n + 2]) for n in range(0, len(lines), 2)], 'one Q/A pair each'
+    if how in ('lines', None):  # (paragraphs of a large text need no list of its lines)
+        lines = [line for line in text.split('\n') if line.strip()]
+        if how == 'lines':
+            return lines, 'one a line'
+        q_then_a = ('Q: ', 'A: ')  # the lesson's data: a question's line, then its answer's
+        if lines and all(line.startswith(q_then_a[n % 2]) for n, line in enumerate(lines)):
+            return ['\n'.join(lines[n:n + 2]) for n in range(0, len(lines), 2)], \
+                'one Q/A pair each'
     paragraphs = [p.strip('\n') for p in text.split('\n\n')]
     return [p for p in paragraphs if p.strip()], 'paragraphs between blank lines'
 
