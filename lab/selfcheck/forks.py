@@ -81,11 +81,14 @@ def wait_for_child(request, answer, stderr, status):
         os.write(status, b'%d\n' % pid)
         os.waitpid(pid, 0)
         for _ in range(3):  # again, for a process that forked as it was found
-            for below in descendants(os.getpid()):
+            left = descendants(os.getpid())
+            for below in left:
                 try:
                     os.kill(below, signal.SIGKILL)
                 except OSError:
                     pass
+            if not left:
+                break
         reap(0)  # what was killed: its CPU time is counted with the child's
     finally:
         os._exit(0)
