@@ -53,13 +53,18 @@ class ForkServerTest(unittest.TestCase):
                 "if name in sys.modules and name != __name__], 'stdin': sys.stdin.read(), "
                 "'stderr_seeks': sys.stderr.seekable(), 'argv': sys.argv, "
                 "'set_since': os.environ.get('XSLM_SET_SINCE'), "
-                "'mark': 'XSLM_TUTOR_CHILD' in os.environ}")
+                "'mark': 'XSLM_TUTOR_CHILD' in os.environ, "
+                # the files open above stderr, but this one and the listing's own
+                "'open': [os.readlink(p).split(':')[0] for fd in os.listdir('/proc/self/fd') "
+                "for p in ['/proc/self/fd/' + fd] if int(fd) > 2 and os.path.exists(p) "
+                f"and not os.readlink(p).startswith(('/proc/', {str(path)!r}))]}}")
         check.check_many([LESSON], check.lesson(), hash_seed=False)  # the server, started
         with mock.patch.dict(os.environ, XSLM_SET_SINCE='yes'):
             check.check_many([writing_at_import(path, seen)], check.lesson(), hash_seed=False)
         self.assertEqual(self.first_line(path),
                          {'modules': ['lab.selfcheck.forks'], 'stdin': '', 'stderr_seeks': False,
-                          'argv': ['-c'], 'set_since': 'yes', 'mark': True})
+                          'argv': ['-c'], 'set_since': 'yes', 'mark': True,
+                          'open': ['pipe']})  # the answer pipe alone: no socket of the server's
 
     def test_the_server_ends_when_the_tutor_is_killed_outright(self):
         code = ('from lab.selfcheck import check, runner; import time\n'
@@ -76,3 +81,35 @@ class ForkServerTest(unittest.TestCase):
             tutor.stdout.close()
         self.assertEqual(len(servers), 1)
         self.assertEqual(still_alive(servers), [])
+
+    def test_code_that_stops_its_waiter_and_the_server_holds_the_tutor_seconds_at_most(self):
+        # the waiter (the child's parent) and the server (its grandparent), stopped: the tutor
+        # kills them when they say nothing in time, and the next check has a server anew
+        stops = LESSON.replace('import json\n', 'import json\nimport os\nimport signal\n'
+                               'server = int(open(f"/proc/{os.getppid()}/stat").read()'
+                               '.rsplit(")", 1)[1].split()[1])\n'
+                               'os.kill(server, signal.SIGSTOP)\n'
+                               'os.kill(os.getppid(), signal.SIGSTOP)\n', 1)
+        with mock.patch.object(runner, 'STARTING', 0.5):
+            stopped = check.check_many([stops], check.lesson(), hash_seed=False)[0]
+            after = check.check_many([LESSON], check.lesson(), hash_seed=False)[0]
+        self.assertEqual(stopped['rule_imports'][0], 'passed')
+        self.assertEqual({state for state, _ in after.values()}, {'passed'})
+
+    def test_what_the_code_leaves_after_killing_its_waiter_ends_with_the_tutor(self):
+        pids = self.folder / 'pids'
+        leaves = LESSON.replace('import json\n', 'import json\nimport os\nimport signal\n'
+                                'import time\n'
+                                'if os.fork() == 0:\n'
+                                '    os.setsid()\n'
+                                f'    open({str(pids)!r}, "a").write(f"{{os.getpid()}}\\n")\n'
+                                '    time.sleep(60)\n'
+                                '    os._exit(0)\n'
+                                'os.kill(os.getppid(), signal.SIGKILL)\n'
+                                'os._exit(0)\n', 1)  # the child too: the process is an orphan
+        code = ('from lab.selfcheck import check\n'
+                f'check.check_many([{leaves!r}], check.lesson(), hash_seed=False)\n')
+        subprocess.run([sys.executable, '-c', code], cwd=ROOT, timeout=120, check=True)
+        left = [int(pid) for pid in pids.read_text(encoding='utf-8').split()]
+        self.assertTrue(left)
+        self.assertEqual(still_alive(left), [])

@@ -253,8 +253,9 @@ def check_many(sources, lesson_text, broken=None, children=1, seconds=runner.SEC
                 pass  # waited in short turns: a signal another thread received is handled here too
             for n, done in enumerate(running):
                 answers[n::children] = done.result()
-        except BaseException:
-            # Ctrl-C or SIGTERM: the children first, or the pool would wait for them
+        except KeyboardInterrupt:
+            # Ctrl-C or SIGTERM (cli.Terminated): the children first, or the pool would wait for
+            # them
             runner.kill_all()
             raise
         finally:

@@ -7,10 +7,17 @@ batches and the tutor's --watch checks a file at every save, so each asks this s
 of starting a child anew. It never runs your code: only the children it forks do.
 
 For each request (a length, then the request as JSON: the job folders and their rules, the
-seconds, whether to look for slips, the secret, the mark; and three pipes: the answer pipe, the
-child's stderr, and one to say the child's pid and then its end), it forks a waiter, which
-forks the child and waits for it: the pid is written at once, and the pipe closes when the
-child has ended. The server itself ends when the tutor closes its socket, or dies.
+seconds, whether to look for slips, the secret, the mark, the environment; and three pipes: the
+answer pipe, the child's stderr, and one to say the pids and then the end), it forks a waiter,
+which forks the child and waits for it: the two pids are written at once, and the pipe closes
+when the child has ended and what it left (Linux) is killed. The server ends when the tutor
+closes its socket, or dies. The CPU time of the children is the tutor's once the server has
+ended and the tutor has waited for it (when it stops it: at exit).
+
+Your code may stop or kill its waiter, or the server: the tutor waits for neither longer than a
+few seconds, kills them, and starts another server. Every process forked here carries the
+server's mark in its environment, which the tutor kills by at exit: what your code left after
+killing its waiter too.
 """
 import io
 import json
@@ -18,16 +25,19 @@ import os
 import signal
 import socket
 import sys
+import time
 
 from lab.selfcheck import child
 from lab.selfcheck.runner import descendants
+
+REAP = 1  # seconds a waiter waits for what it killed to end, before it ends itself
 
 
 def serve():
     """The server's main: argv[1] is the file descriptor of its end of the tutor's socket."""
     tutor = socket.socket(fileno=int(sys.argv[1]))
     while True:
-        reap(os.WNOHANG)
+        reap(time.monotonic())  # the waiters that have ended
         try:
             head, fds, _, _ = socket.recv_fds(tutor, 8, 3)
             request = json.loads(receive(tutor, int.from_bytes(head, 'big')))
@@ -40,18 +50,21 @@ def serve():
             wait_for_child(request, *fds)
         for fd in fds:
             os.close(fd)
-    reap(0)  # the tutor has killed the children it waited for: their waiters end at once
+    reap(time.monotonic() + REAP)  # the tutor has killed the children: their waiters end at once
     os._exit(0)
 
 
-def reap(options):
-    """Wait for the waiters that have ended (os.WNOHANG), or for all (0): waited for, the CPU
-    time they and their children used is the server's, and the tutor's when it waits for it."""
-    try:
-        while os.waitpid(-1, options)[0]:
-            pass
-    except ChildProcessError:  # none left
-        pass
+def reap(until):
+    """Wait for the processes of this one that end before the clock reaches until: waited for,
+    the CPU time they and their children used is this process's, and the tutor's in the end."""
+    while True:
+        try:
+            if not os.waitpid(-1, os.WNOHANG)[0]:
+                if time.monotonic() >= until:
+                    return
+                time.sleep(0.01)
+        except ChildProcessError:  # none left
+            return
 
 
 def receive(tutor, size):
@@ -65,7 +78,7 @@ def receive(tutor, size):
 
 
 def wait_for_child(request, answer, stderr, status):
-    """In the waiter: fork the child, say its pid, wait for it to end, kill what your code
+    """In the waiter: fork the child, say both pids, wait for it to end, kill what your code
     started and left behind it; then end, closing the status pipe, which tells the tutor it
     has ended."""
     try:
@@ -78,7 +91,7 @@ def wait_for_child(request, answer, stderr, status):
             start_child(request, answer, stderr)
         os.close(answer)
         os.close(stderr)
-        os.write(status, b'%d\n' % pid)
+        os.write(status, b'%d %d\n' % (os.getpid(), pid))
         os.waitpid(pid, 0)
         for _ in range(3):  # again, for a process that forked as it was found
             left = descendants(os.getpid())
@@ -89,7 +102,7 @@ def wait_for_child(request, answer, stderr, status):
                     pass
             if not left:
                 break
-        reap(0)  # what was killed: its CPU time is counted with the child's
+        reap(time.monotonic() + REAP)  # what was killed: its CPU time is counted with the child's
     finally:
         os._exit(0)
 
@@ -103,17 +116,34 @@ def start_child(request, answer, stderr):
         empty = os.open(os.devnull, os.O_RDWR)
         for fd, target in [(empty, 0), (empty, 1), (stderr, 2)]:
             os.dup2(fd, target)
-        os.closerange(3, answer)
-        os.closerange(answer + 1, max(answer + 2, os.sysconf('SC_OPEN_MAX')))
+        close_files_but(answer)
         reopen_standard_streams()
         sys.argv = sys.argv[:1]
         os.chdir(request['jobs'][0][0])
         os.environ.clear()
         os.environ.update(request['environment'], XSLM_TUTOR_CHILD=request['mark'])
+        time.tzset()  # the tutor's TZ of now, not the server's
         child.serve(answer, request['jobs'], request['seconds'], request['search'],
                     request['secret'])
     finally:
         os._exit(1)  # child.serve ends the process itself: here only if it failed to start
+
+
+def close_files_but(answer):
+    """Close every file above stderr but the answer pipe: the server's socket among them, where
+    your code could read the next request. The open ones are listed (Linux, macOS), not tried
+    one by one up to a limit that may be a million."""
+    try:
+        listed = [int(fd) for fd in os.listdir('/proc/self/fd' if os.path.isdir('/proc/self/fd')
+                                               else '/dev/fd')]
+    except (OSError, ValueError):
+        listed = range(3, 1024)
+    for fd in listed:
+        if fd > 2 and fd != answer:
+            try:
+                os.close(fd)
+            except OSError:  # the listing's own, closed already
+                pass
 
 
 def reopen_standard_streams():

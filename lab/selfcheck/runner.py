@@ -30,6 +30,7 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 from lab.learner import catalogs
@@ -47,7 +48,9 @@ STOPPING = threading.Event()  # set by kill_all: a child started after it is kil
 # (seed and environment) -> (the fork server's process, the tutor's end of its socket)
 SERVERS = {}
 STARTUP = {'LC_ALL', 'LC_CTYPE', 'LANG'}  # besides PYTHON...: what Python's encodings start from
-SERVER_LOCK = threading.Lock()
+SERVER_LOCK = threading.RLock()  # (kill_all may come as Ctrl-C while this thread holds it)
+SERVER_MARK = secrets.token_hex(8)  # in the environment of every process a server forks
+STARTING = 10  # seconds a server or a waiter is waited for at most (a few ms, as a rule)
 
 
 # In the tutor -----------------------------------------------------------------------------------
@@ -60,13 +63,19 @@ def run(jobs, seed='0', seconds=SECONDS, search=True):
     looks for the slip behind each rule that failed (a child asked for one value need not)."""
     read_end, write_end = os.pipe()
     secret = secrets.token_hex(16)
-    pid, status, stderr, mark = start_child(jobs, seed, seconds, write_end, secret, search)
+    try:
+        pid, waiter, status, stderr, mark = start_child(jobs, seed, seconds, write_end, secret,
+                                                        search)
+    except OSError:
+        os.close(read_end)
+        raise
     answers, tail = [], []
     readers = [threading.Thread(target=read_answers, args=(read_end, answers, secret), daemon=True),
                threading.Thread(target=read_tail, args=(stderr, tail), daemon=True)]
     for reader in readers:
         reader.start()
-    late = not ended_in_time(pid, status, mark, seconds * sum(len(names) + 3 for _, names in jobs))
+    late = not ended_in_time(pid, waiter, status, mark,
+                             seconds * sum(len(names) + 3 for _, names in jobs))
     for reader in readers:
         # a process that left the group may hold the pipe: do not wait for it
         reader.join(timeout=1)
@@ -78,43 +87,64 @@ def run(jobs, seed='0', seconds=SECONDS, search=True):
 
 
 def start_child(jobs, seed, seconds, write_end, secret, search=True):
-    """(the child's pid, the pipe that closes when it ends, its stderr, its mark): a child forked
-    for jobs by the fork server of seed (forks.py), in a session of its own, in the first job's
-    folder, the answer pipe's write end its only file besides stderr, and the secret that
-    marks its answers given to it before any of your code runs."""
+    """(the child's pid, its waiter's, the pipe that closes when it ends, its stderr, its mark): a
+    child forked for jobs by the fork server of seed (forks.py), in a session of its own, in the
+    first job's folder, the answer pipe's write end its only file besides stderr, and the secret
+    that marks its answers given to it before any of your code runs. A server that gives no
+    pids in time (your code stopped it, say) is killed, and another is asked, once."""
     mark = f'{os.getpid()}-{id(jobs)}-{seed}'  # inherited by every process the child starts
     environment = dict(os.environ, PYTHONHASHSEED=seed, PYTHONIOENCODING='utf-8',
                        PYTHONDONTWRITEBYTECODE='1')
     request = json.dumps({'jobs': jobs, 'seconds': seconds, 'search': search, 'secret': secret,
                           'mark': mark, 'environment': environment}).encode()
-    stderr, stderr_end = os.pipe()
-    status, status_end = os.pipe()
     try:
-        ask_fork_server(environment, request, [write_end, stderr_end, status_end])
+        for _ in range(2):
+            stderr, stderr_end = os.pipe()
+            status, status_end = os.pipe()
+            try:
+                key = ask_fork_server(environment, request, [write_end, stderr_end, status_end])
+            finally:
+                os.close(stderr_end)
+                os.close(status_end)
+            pids = pids_said(status)
+            if pids:
+                break
+            os.close(status)
+            os.close(stderr)
+            with SERVER_LOCK:
+                stop_fork_server(key, at_once=True)
+        else:
+            raise OSError('the tutor could not start a child')
     finally:
-        for fd in (write_end, stderr_end, status_end):
-            os.close(fd)
-    said = b''
-    while not said.endswith(b'\n'):  # the waiter says the pid at once, or closes the pipe
-        more = os.read(status, 32)
-        if not more:
-            break
-        said += more
-    if not said.endswith(b'\n'):  # no child: the server could not fork (no memory, say)
-        os.close(status)
-        os.close(stderr)
-        raise OSError('the tutor could not start a child')
-    pid = int(said)
+        os.close(write_end)
+    waiter, pid = pids
     LIVE[pid] = mark
     if STOPPING.is_set():  # Ctrl-C or SIGTERM came while it was starting
         kill(pid)
-    return pid, status, os.fdopen(stderr, 'rb'), mark
+    return pid, waiter, status, os.fdopen(stderr, 'rb'), mark
+
+
+def pids_said(status):
+    """(the waiter's pid, the child's), as the waiter writes them at once; None if it closes the
+    pipe first or says nothing within STARTING seconds."""
+    said, deadline = b'', time.monotonic() + STARTING
+    while not said.endswith(b'\n'):
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([status], [], [], left)[0]:
+            return None
+        more = os.read(status, 64)
+        if not more:
+            return None
+        said += more
+    waiter, pid = map(int, said.split())
+    return waiter, pid
 
 
 def ask_fork_server(environment, request, fds):
     """Send request, and the pipes fds, to the fork server for this environment: one for each
     hash seed and what else Python reads as it starts (STARTUP), started on first use, and again
-    if the one there is gone. The rest of the environment is the child's own, set as it starts."""
+    if the one there is gone. The rest of the environment is the child's own, set as it starts.
+    Returns the server's key."""
     key = tuple(sorted((name, value) for name, value in environment.items()
                        if name.startswith('PYTHON') or name in STARTUP))
     with SERVER_LOCK:
@@ -125,51 +155,64 @@ def ask_fork_server(environment, request, fds):
             try:
                 socket.send_fds(tutor, [len(request).to_bytes(8, 'big')], fds)
                 tutor.sendall(request)
-                return
+                return key
             except OSError:
                 if attempt:
                     raise
-                stop_fork_server(key)
+                stop_fork_server(key, at_once=True)
 
 
 def start_fork_server(environment):
     """(the server's process, the tutor's end of its socket): a Python of its own session (no
-    Ctrl-C of the terminal reaches it), which ends when the socket closes."""
+    Ctrl-C of the terminal reaches it), which ends when the socket closes, and which marks all
+    it forks with SERVER_MARK."""
     tutor, its_end = socket.socketpair()
     code = (f'import sys; sys.path.insert(1, {str(ROOT)!r}); '
             'from lab.selfcheck.forks import serve; serve()')
     try:
         server = subprocess.Popen([sys.executable, '-c', code, str(its_end.fileno())], cwd=ROOT,
-                                  env=environment, stdin=subprocess.DEVNULL,
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                  pass_fds=(its_end.fileno(),),
+                                  env=dict(environment, XSLM_TUTOR_SERVER=SERVER_MARK),
+                                  stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.DEVNULL, pass_fds=(its_end.fileno(),),
                                   start_new_session=True)
     finally:
         its_end.close()
     return server, tutor
 
 
-def stop_fork_server(key):
+def stop_fork_server(key, at_once=False):
     """Close the server's socket: it waits for its waiters, whose children are killed, and ends
-    (killed if it does not within seconds)."""
+    (killed if it does not within seconds, or at once)."""
     server, tutor = SERVERS.pop(key)
     tutor.close()
     try:
-        server.wait(timeout=5)
+        server.wait(timeout=0 if at_once else 2)
     except subprocess.TimeoutExpired:
         server.kill()
         server.wait()
 
 
-def ended_in_time(pid, status, mark, seconds):
+def ended_in_time(pid, waiter, status, mark, seconds):
     """Whether the child ended within seconds (its status pipe closed); either way it and
-    whatever it left are killed then."""
+    whatever it left are killed then, and its waiter too if it does not end within seconds."""
+    end = time.monotonic() + seconds
     try:
-        return bool(select.select([status], [], [], seconds)[0])
+        while time.monotonic() < end:
+            if select.select([status], [], [], min(end - time.monotonic(), 0.5))[0]:
+                return True
+            if not running(pid):  # ended, and its waiter (stopped by your code, say) silent
+                return True
+        return False
     finally:
         kill(pid)
-        while os.read(status, 64):  # the waiter closes it once the child is reaped
-            pass
+        deadline = time.monotonic() + STARTING
+        while True:  # the waiter closes it once the child is reaped
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([status], [], [], left)[0]:
+                os.kill(waiter, signal.SIGKILL)  # stopped by your code, say
+                break
+            if not os.read(status, 64):
+                break
         os.close(status)
         kill_strays(mark)
 
@@ -232,6 +275,19 @@ def read_tail(stream, tail):
     tail.append(kept)
 
 
+def running(pid):
+    """Whether process pid runs: not gone, and not ended waiting to be waited for (Linux's
+    /proc; elsewhere a process that answers a signal runs)."""
+    try:
+        os.kill(pid, 0)
+        with open(f'/proc/{pid}/stat') as stat:
+            return stat.read().rsplit(')', 1)[1].split()[0] != 'Z'
+    except ProcessLookupError:
+        return False
+    except (OSError, IndexError):  # no /proc (macOS), or not ours to signal
+        return True
+
+
 def kill(pid):
     """Kill the child pid and every process below it: those of its process group, and those that
     left it (os.setsid), which the child adopts as they are orphaned (child.adopt_orphans)."""
@@ -265,10 +321,10 @@ def descendants(pid):
     return found
 
 
-def kill_strays(mark):
+def kill_strays(mark, name='XSLM_TUTOR_CHILD'):
     """Kill the processes your code started that left the child's process group (os.setsid):
     on Linux they are found by the mark in their environment, which they inherited."""
-    wanted = f'XSLM_TUTOR_CHILD={mark}'.encode()
+    wanted = f'{name}={mark}'.encode()
     for entry in Path('/proc').glob('[0-9]*') if sys.platform.startswith('linux') else []:
         try:
             if wanted in (entry / 'environ').read_bytes().split(b'\0'):
@@ -285,5 +341,8 @@ def kill_all():
     for pid, mark in list(LIVE.items()):
         kill(pid)
         kill_strays(mark)
-    for key in list(SERVERS):
-        stop_fork_server(key)
+    with SERVER_LOCK:
+        for key in list(SERVERS):
+            stop_fork_server(key)
+    # what your code forked and left after killing its waiter: it has the server's mark
+    kill_strays(SERVER_MARK, 'XSLM_TUTOR_SERVER')
