@@ -90,7 +90,7 @@ class ForkServerTest(unittest.TestCase):
                                '.rsplit(")", 1)[1].split()[1])\n'
                                'os.kill(server, signal.SIGSTOP)\n'
                                'os.kill(os.getppid(), signal.SIGSTOP)\n', 1)
-        with mock.patch.object(runner, 'STARTING', 0.5):
+        with mock.patch.object(runner, 'STARTING', 0.5), mock.patch.object(runner, 'ENDING', 0.5):
             stopped = check.check_many([stops], check.lesson(), hash_seed=False)[0]
             after = check.check_many([LESSON], check.lesson(), hash_seed=False)[0]
         self.assertEqual(stopped['rule_imports'][0], 'passed')

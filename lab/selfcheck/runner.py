@@ -50,7 +50,8 @@ SERVERS = {}
 STARTUP = {'LC_ALL', 'LC_CTYPE', 'LANG'}  # besides PYTHON...: what Python's encodings start from
 SERVER_LOCK = threading.RLock()  # (kill_all may come as Ctrl-C while this thread holds it)
 SERVER_MARK = secrets.token_hex(8)  # in the environment of every process a server forks
-STARTING = 10  # seconds a server or a waiter is waited for at most (a few ms, as a rule)
+STARTING = 10  # seconds a server's pids are waited for at most (a few ms, as a rule)
+ENDING = 3  # seconds a waiter is given to end after its child (it waits a second at most)
 
 
 # In the tutor -----------------------------------------------------------------------------------
@@ -205,7 +206,7 @@ def ended_in_time(pid, waiter, status, mark, seconds):
         return False
     finally:
         kill(pid)
-        deadline = time.monotonic() + STARTING
+        deadline = time.monotonic() + ENDING
         while True:  # the waiter closes it once the child is reaped
             left = deadline - time.monotonic()
             if left <= 0 or not select.select([status], [], [], left)[0]:
