@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 from pathlib import Path
 from unittest import mock
@@ -113,3 +114,20 @@ class ForkServerTest(unittest.TestCase):
         left = [int(pid) for pid in pids.read_text(encoding='utf-8').split()]
         self.assertTrue(left)
         self.assertEqual(still_alive(left), [])
+
+    def test_a_process_that_forks_and_ends_again_and_again_is_ended_with_its_check(self):
+        beats = self.folder / 'beats'  # a byte for each process of the chain
+        chain = LESSON.replace('import json\n', 'import json\nimport os\n'
+                               f'if not os.path.exists({str(beats)!r}) and os.fork() == 0:\n'
+                               '    os.setsid()\n'
+                               f'    beat = os.open({str(beats)!r}, os.O_WRONLY | os.O_CREAT | '
+                               'os.O_APPEND)\n'
+                               '    while True:\n'
+                               "        os.write(beat, b'.')\n"
+                               '        if os.fork():\n'
+                               '            os._exit(0)\n', 1)
+        check.check_many([chain], check.lesson(), hash_seed=False)
+        before = beats.stat().st_size
+        time.sleep(0.5)
+        self.assertGreater(before, 0)
+        self.assertEqual(beats.stat().st_size, before)  # no process of it is left to write

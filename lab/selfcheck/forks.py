@@ -22,13 +22,12 @@ killing its waiter too.
 import io
 import json
 import os
-import signal
 import socket
 import sys
 import time
 
 from lab.selfcheck import child
-from lab.selfcheck.runner import descendants
+from lab.selfcheck.runner import descendants, kill_with_group
 
 REAP = 1  # seconds a waiter waits for what it killed to end, before it ends itself
 
@@ -96,10 +95,7 @@ def wait_for_child(request, answer, stderr, status):
         for _ in range(3):  # again, for a process that forked as it was found
             left = descendants(os.getpid())
             for below in left:
-                try:
-                    os.kill(below, signal.SIGKILL)
-                except OSError:
-                    pass
+                kill_with_group(below)  # a process that forks and ends cannot leave its group
             if not left:
                 break
         reap(time.monotonic() + REAP)  # what was killed: its CPU time is counted with the child's

@@ -324,14 +324,33 @@ def descendants(pid):
 
 def kill_strays(mark, name='XSLM_TUTOR_CHILD'):
     """Kill the processes your code started that left the child's process group (os.setsid):
-    on Linux they are found by the mark in their environment, which they inherited."""
+    on Linux they are found by the mark in their environment, which they inherited. Each is
+    killed with its whole group, which a process that forks and ends, again and again, cannot
+    leave as it is killed; and the search is made again while it finds some."""
     wanted = f'{name}={mark}'.encode()
-    for entry in Path('/proc').glob('[0-9]*') if sys.platform.startswith('linux') else []:
-        try:
-            if wanted in (entry / 'environ').read_bytes().split(b'\0'):
-                os.kill(int(entry.name), signal.SIGKILL)
-        except (OSError, ValueError):  # gone already, or not ours to read
-            continue
+    for _ in range(3):
+        found = []
+        for entry in Path('/proc').glob('[0-9]*') if sys.platform.startswith('linux') else []:
+            try:
+                if wanted in (entry / 'environ').read_bytes().split(b'\0'):
+                    found.append(int(entry.name))
+            except (OSError, ValueError):  # gone already, or not ours to read
+                continue
+        for pid in found:
+            kill_with_group(pid)
+        if not found:
+            return
+
+
+def kill_with_group(pid):
+    """SIGKILL to pid and to its process group, unless that group is the tutor's own."""
+    try:
+        group = os.getpgid(pid)
+        if group != os.getpgrp():
+            os.killpg(group, signal.SIGKILL)
+        os.kill(pid, signal.SIGKILL)
+    except OSError:  # gone already
+        pass
 
 
 @atexit.register
