@@ -102,18 +102,24 @@ def start_child(jobs, seed, seconds, write_end, secret, search=True):
         for _ in range(2):
             stderr, stderr_end = os.pipe()
             status, status_end = os.pipe()
+            pids = None
             try:
-                key = ask_fork_server(environment, request, [write_end, stderr_end, status_end])
+                try:
+                    key, asked = ask_fork_server(environment, request,
+                                                 [write_end, stderr_end, status_end])
+                finally:  # the server has its copies: EOF on status is the waiter's alone
+                    os.close(stderr_end)
+                    os.close(status_end)
+                pids = pids_said(status)
             finally:
-                os.close(stderr_end)
-                os.close(status_end)
-            pids = pids_said(status)
+                if not pids:
+                    os.close(status)
+                    os.close(stderr)
             if pids:
                 break
-            os.close(status)
-            os.close(stderr)
             with SERVER_LOCK:
-                stop_fork_server(key, at_once=True)
+                if SERVERS.get(key) is asked:  # (not one another thread has started since)
+                    stop_fork_server(key, at_once=True)
         else:
             raise OSError('the tutor could not start a child')
     finally:
@@ -145,7 +151,7 @@ def ask_fork_server(environment, request, fds):
     """Send request, and the pipes fds, to the fork server for this environment: one for each
     hash seed and what else Python reads as it starts (STARTUP), started on first use, and again
     if the one there is gone. The rest of the environment is the child's own, set as it starts.
-    Returns the server's key."""
+    Returns the server's key and the server asked."""
     key = tuple(sorted((name, value) for name, value in environment.items()
                        if name.startswith('PYTHON') or name in STARTUP))
     with SERVER_LOCK:
@@ -156,7 +162,7 @@ def ask_fork_server(environment, request, fds):
             try:
                 socket.send_fds(tutor, [len(request).to_bytes(8, 'big')], fds)
                 tutor.sendall(request)
-                return key
+                return key, SERVERS[key]
             except OSError:
                 if attempt:
                     raise
