@@ -12,8 +12,9 @@ import unittest
 from pathlib import Path
 from unittest import mock
 
+from lab.learner import catalogs
 from lab.selfcheck import check, runner
-from tests.project import LESSON_FILES, ROOT, parent, still_alive
+from tests.project import LESSON_FILES, ROOT, parent, run_inside, still_alive
 
 LESSON = (LESSON_FILES / 'tokenizer.py').read_text(encoding='utf-8')
 
@@ -114,6 +115,14 @@ class ForkServerTest(unittest.TestCase):
         left = [int(pid) for pid in pids.read_text(encoding='utf-8').split()]
         self.assertTrue(left)
         self.assertEqual(still_alive(left), [])
+
+    def test_no_child_to_be_had_is_one_line_in_the_learners_language(self):
+        (self.folder / 'tokenizer.py').write_text(LESSON, encoding='utf-8')
+        korean = catalogs.catalog('ko')
+        with mock.patch.object(runner, 'pids_said', return_value=None):  # no server forks one
+            code, out, err = run_inside(ROOT, 'selfcheck', str(self.folder / 'tokenizer.py'),
+                                        '--lang', 'ko')
+        self.assertEqual((code, err), (1, f'lab.selfcheck: {korean["no_child"]}\n'))
 
     def test_a_process_that_forks_and_ends_again_and_again_is_ended_with_its_check(self):
         beats = self.folder / 'beats'  # a byte for each process of the chain

@@ -129,6 +129,8 @@ def main():
         status = run_once(path, words, shown_file)
     except check.Unreadable as e:
         cli.fail(catalogs.render(words, *e.args[0]))
+    except runner.NoChild:
+        cli.fail(words['no_child'])
     except cli.Terminated:
         cli.fail(words['terminated'], 143)  # 128 + SIGTERM, as every lab ends
     except KeyboardInterrupt:

@@ -54,6 +54,10 @@ STARTING = 10  # seconds a server's pids are waited for at most (a few ms, as a 
 ENDING = 3  # seconds a waiter is given to end after its child (it waits a second at most)
 
 
+class NoChild(OSError):
+    """No server forked a child for a check, twice (too many processes, no memory)."""
+
+
 # In the tutor -----------------------------------------------------------------------------------
 
 def run(jobs, seed='0', seconds=SECONDS, search=True):
@@ -121,7 +125,7 @@ def start_child(jobs, seed, seconds, write_end, secret, search=True):
                 if SERVERS.get(key) is asked:  # (not one another thread has started since)
                     stop_fork_server(key, at_once=True)
         else:
-            raise OSError('the tutor could not start a child')
+            raise NoChild('the tutor could not start a child')
     finally:
         os.close(write_end)
     waiter, pid = pids
