@@ -99,21 +99,28 @@ class ForkServerTest(unittest.TestCase):
         self.assertEqual({state for state, _ in after.values()}, {'passed'})
 
     def test_what_the_code_leaves_after_killing_its_waiter_ends_with_the_tutor(self):
+        # one process as forked (with the server's mark in its environment), one that runs
+        # another program with no environment at all: neither mark finds it
         pids = self.folder / 'pids'
         leaves = LESSON.replace('import json\n', 'import json\nimport os\nimport signal\n'
-                                'import time\n'
-                                'if os.fork() == 0:\n'
-                                '    os.setsid()\n'
-                                f'    open({str(pids)!r}, "a").write(f"{{os.getpid()}}\\n")\n'
-                                '    time.sleep(60)\n'
-                                '    os._exit(0)\n'
+                                'import sys\nimport time\n'
+                                'for wiped in (False, True):\n'
+                                '    if os.fork() == 0:\n'
+                                '        os.setsid()\n'
+                                f'        open({str(pids)!r}, "a").write(f"{{os.getpid()}}\\n")\n'
+                                '        if wiped:\n'
+                                '            os.execve(sys.executable, [sys.executable, "-c", '
+                                '"import time; time.sleep(60)"], {})\n'
+                                '        time.sleep(60)\n'
+                                '        os._exit(0)\n'
+                                'time.sleep(0.2)\n'
                                 'os.kill(os.getppid(), signal.SIGKILL)\n'
-                                'os._exit(0)\n', 1)  # the child too: the process is an orphan
+                                'os._exit(0)\n', 1)  # the child too: the processes are orphans
         code = ('from lab.selfcheck import check\n'
                 f'check.check_many([{leaves!r}], check.lesson(), hash_seed=False)\n')
         subprocess.run([sys.executable, '-c', code], cwd=ROOT, timeout=120, check=True)
         left = [int(pid) for pid in pids.read_text(encoding='utf-8').split()]
-        self.assertTrue(left)
+        self.assertEqual(len(left), 2)
         self.assertEqual(still_alive(left), [])
 
     def test_no_child_to_be_had_is_one_line_in_the_learners_language(self):

@@ -35,6 +35,9 @@ REAP = 1  # seconds a waiter waits for what it killed to end, before it ends its
 def serve():
     """The server's main: argv[1] is the file descriptor of its end of the tutor's socket."""
     tutor = socket.socket(fileno=int(sys.argv[1]))
+    # a process left by a child whose waiter your code killed is the server's (Linux): it is
+    # killed when the server ends
+    child.adopt_orphans()
     while True:
         reap(time.monotonic())  # the waiters that have ended
         try:
@@ -49,8 +52,19 @@ def serve():
             wait_for_child(request, *fds)
         for fd in fds:
             os.close(fd)
-    reap(time.monotonic() + REAP)  # the tutor has killed the children: their waiters end at once
+    kill_all_below()  # the tutor is gone: what is still below the server goes with it
+    reap(time.monotonic() + REAP)
     os._exit(0)
+
+
+def kill_all_below():
+    """Kill every process below this one, each with its group: again while some are found."""
+    for _ in range(3):
+        left = descendants(os.getpid())
+        for below in left:
+            kill_with_group(below)  # a process that forks and ends cannot leave its group
+        if not left:
+            return
 
 
 def reap(until):
@@ -58,12 +72,13 @@ def reap(until):
     the CPU time they and their children used is this process's, and the tutor's in the end."""
     while True:
         try:
-            if not os.waitpid(-1, os.WNOHANG)[0]:
-                if time.monotonic() >= until:
-                    return
-                time.sleep(0.01)
+            ended = os.waitpid(-1, os.WNOHANG)[0]
         except ChildProcessError:  # none left
             return
+        if time.monotonic() >= until:  # (a process that forks and ends may feed it for ever)
+            return
+        if not ended:
+            time.sleep(0.01)
 
 
 def receive(tutor, size):
@@ -92,12 +107,7 @@ def wait_for_child(request, answer, stderr, status):
         os.close(stderr)
         os.write(status, b'%d %d\n' % (os.getpid(), pid))
         os.waitpid(pid, 0)
-        for _ in range(3):  # again, for a process that forked as it was found
-            left = descendants(os.getpid())
-            for below in left:
-                kill_with_group(below)  # a process that forks and ends cannot leave its group
-            if not left:
-                break
+        kill_all_below()
         reap(time.monotonic() + REAP)  # what was killed: its CPU time is counted with the child's
     finally:
         os._exit(0)
