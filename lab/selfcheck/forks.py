@@ -15,9 +15,11 @@ closes its socket, or dies. The CPU time of the children is the tutor's once the
 ended and the tutor has waited for it (when it stops it: at exit).
 
 Your code may stop or kill its waiter, or the server: the tutor waits for neither longer than a
-few seconds, kills them, and starts another server. Every process forked here carries the
-server's mark in its environment, which the tutor kills by at exit: what your code left after
-killing its waiter too.
+few seconds, kills them, and starts another server. What your code leaves after killing its
+waiter is the server's (Linux), killed when the server ends; every process forked here also
+carries the server's mark in its environment, which the tutor kills by at exit. Not caught: a
+chain of processes each of which starts a session of its own, forks and ends, faster than the
+processes are listed (a namespace of its own for each child would end it; not done).
 """
 import io
 import json
