@@ -77,10 +77,12 @@ def reap(until):
             ended = os.waitpid(-1, os.WNOHANG)[0]
         except ChildProcessError:  # none left
             return
-        if time.monotonic() >= until:  # (a process that forks and ends may feed it for ever)
-            return
         if not ended:
+            if time.monotonic() >= until:
+                return
             time.sleep(0.01)
+        elif time.monotonic() >= until + REAP:  # a process that forks and ends feeds it for ever
+            return
 
 
 def receive(tutor, size):
