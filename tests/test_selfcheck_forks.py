@@ -1,6 +1,8 @@
 """The tutor's children are forked by a fork server (lab/selfcheck/forks.py), one Python started
 once for each hash seed: a check after the first starts no new Python, the learner's code meets
-a process as fresh as a Python started for it, and nothing of the server outlives the tutor."""
+a process as fresh as a Python started for it, a waiter or a server that code stops holds the
+tutor seconds at most, what the code leaves ends with its check or with the tutor, and no child
+to be had is one line."""
 import json
 import os
 import signal
