@@ -15,7 +15,7 @@ from pathlib import Path
 from lab.learner import explain, parts
 from lab.selfcheck import labs, locate, main_block, rules, slip_lines, traced
 from lab.selfcheck import trial as trial_run
-from lab.selfcheck.runner import ANSWER, FILE_SIZE, MEMORY, SECONDS, descendants
+from lab.selfcheck.runner import ANSWER, FILE_SIZE, MEMORY, SECONDS, kill_below
 from lab.selfcheck.trial import time_limit
 
 
@@ -57,11 +57,7 @@ def sender(out, secret):
 
 
 def end_child():
-    for below in descendants(os.getpid()):  # what your code started and left, adopted: it ends here
-        try:
-            os.kill(below, signal.SIGKILL)
-        except OSError:
-            pass
+    kill_below(os.getpid())  # what your code started and left, adopted: it ends here
     os._exit(0)  # now: a thread your code started, and did not end, is not waited for
 
 

@@ -29,7 +29,7 @@ import sys
 import time
 
 from lab.selfcheck import child
-from lab.selfcheck.runner import descendants, kill_with_group
+from lab.selfcheck.runner import kill_below
 
 REAP = 1  # seconds a waiter waits for what it killed to end, before it ends itself
 
@@ -54,19 +54,9 @@ def serve():
             wait_for_child(request, *fds)
         for fd in fds:
             os.close(fd)
-    kill_all_below()  # the tutor is gone: what is still below the server goes with it
+    kill_below(os.getpid())  # the tutor is gone: what is still below the server goes with it
     reap(time.monotonic() + REAP)
     os._exit(0)
-
-
-def kill_all_below():
-    """Kill every process below this one, each with its group: again while some are found."""
-    for _ in range(3):
-        left = descendants(os.getpid())
-        for below in left:
-            kill_with_group(below)  # a process that forks and ends cannot leave its group
-        if not left:
-            return
 
 
 def reap(until):
@@ -111,7 +101,7 @@ def wait_for_child(request, answer, stderr, status):
         os.close(stderr)
         os.write(status, b'%d %d\n' % (os.getpid(), pid))
         os.waitpid(pid, 0)
-        kill_all_below()
+        kill_below(os.getpid())
         reap(time.monotonic() + REAP)  # what was killed: its CPU time is counted with the child's
     finally:
         os._exit(0)

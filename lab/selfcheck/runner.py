@@ -302,11 +302,7 @@ def running(pid):
 def kill(pid):
     """Kill the child pid and every process below it: those of its process group, and those that
     left it (os.setsid), which the child adopts as they are orphaned (child.adopt_orphans)."""
-    for below in descendants(pid):
-        try:
-            os.kill(below, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
+    kill_below(pid)
     try:
         os.killpg(pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
@@ -334,11 +330,10 @@ def descendants(pid):
 
 def kill_strays(mark, name='XSLM_TUTOR_CHILD'):
     """Kill the processes your code started that left the child's process group (os.setsid):
-    on Linux they are found by the mark in their environment, which they inherited. Each is
-    killed with its whole group, which a process that forks and ends, again and again, cannot
-    leave as it is killed; and the search is made again while it finds some."""
+    on Linux they are found by the mark in their environment, which they inherited."""
     wanted = f'{name}={mark}'.encode()
-    for _ in range(3):
+
+    def marked():
         found = []
         for entry in Path('/proc').glob('[0-9]*') if sys.platform.startswith('linux') else []:
             try:
@@ -346,6 +341,21 @@ def kill_strays(mark, name='XSLM_TUTOR_CHILD'):
                     found.append(int(entry.name))
             except (OSError, ValueError):  # gone already, or not ours to read
                 continue
+        return found
+    kill_while_found(marked)
+
+
+def kill_below(pid):
+    """Kill every process below pid (descendants)."""
+    kill_while_found(lambda: descendants(pid))
+
+
+def kill_while_found(find):
+    """Kill the processes find() lists, each with its whole group, which a process that forks and
+    ends, again and again, cannot leave as it is killed; and list them again while it finds some
+    (three times at most)."""
+    for _ in range(3):
+        found = find()
         for pid in found:
             kill_with_group(pid)
         if not found:
