@@ -31,6 +31,7 @@ from tests.project import (
     ENGLISH,
     LESSON_FILES,
     ROOT,
+    RULE_SECONDS,
     as_a_terminal_starts_it,
     WITH_LAB,
     copy_project,
@@ -175,14 +176,13 @@ RULES_ONLY = ([lesson_with(old, new) for old, new, _ in MISTAKES]
 
 @functools.lru_cache(maxsize=None)
 def checked(search):
-    """The tutor's answers for SEARCHED (search) or RULES_ONLY: once, when first asked. A loop
-    that never ends holds the child for a rule's whole limit: here a fifth of a second of CPU,
-    not the tutor's two (the lesson's slowest rule needs 15 ms). The rules' files are the ones
-    compared under another hash seed: the lesson's is among them."""
+    """The tutor's answers for SEARCHED (search) or RULES_ONLY: once, when first asked, each
+    rule given RULE_SECONDS. The rules' files are the ones compared under another hash seed:
+    the lesson's is among them."""
     readable = [check.readable_part(source) for source in (SEARCHED if search else RULES_ONLY)]
     return check.check_many([source for source, _ in readable], check.lesson(),
-                            [broken for _, broken in readable], seconds=0.2, hash_seed=not search,
-                            search=search)
+                            [broken for _, broken in readable], seconds=RULE_SECONDS,
+                            hash_seed=not search, search=search)
 
 
 def answers_for(text):
@@ -490,8 +490,8 @@ MAIN_BLOCKS = [  # a thread that never ends, an atexit function that never ends,
 def main_blocks_that_may_not_end():
     """(the answers for MAIN_BLOCKS, checked together, the seconds that took by the clock): once."""
     started = time.monotonic()
-    # 0.1 s a rule: the lesson's main block trains in milliseconds, the atexit loop burns it all
-    answers = check.check_many(MAIN_BLOCKS, check.lesson(), seconds=0.1, hash_seed=False)
+    # the lesson's main block trains in milliseconds; the atexit loop burns its whole limit
+    answers = check.check_many(MAIN_BLOCKS, check.lesson(), seconds=RULE_SECONDS, hash_seed=False)
     return answers, time.monotonic() - started
 
 

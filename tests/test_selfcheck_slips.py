@@ -14,7 +14,13 @@ import unittest
 
 from lab.learner import catalogs
 from lab.selfcheck import check, labs, locate, report, rules
-from tests.project import LESSON_FILES, copy_project, run_inside, use_lesson_files
+from tests.project import (
+    LESSON_FILES,
+    RULE_SECONDS,
+    copy_project,
+    run_inside,
+    use_lesson_files,
+)
 
 LESSON = (LESSON_FILES / 'tokenizer.py').read_text(encoding='utf-8')
 OPERATORS = {'<': ['<=', '>'], '<=': ['<'], '==': ['!='], '+': ['-'], '+=': ['-=']}
@@ -105,7 +111,7 @@ def check_all():
     readable = [check.readable_part(source) for source in sources]
     texts, broken = [text for text, _ in readable], [broken for _, broken in readable]
     # where each slip is found is the question: the hash seed's child is tests/test_selfcheck.py's
-    return check.check_many(texts, check.lesson(), broken, seconds=0.2, hash_seed=False)
+    return check.check_many(texts, check.lesson(), broken, seconds=RULE_SECONDS, hash_seed=False)
 
 
 checked = functools.lru_cache(maxsize=None)(check_all)  # once, when first asked

@@ -12,6 +12,7 @@ import unittest
 from pathlib import Path
 
 from lab.selfcheck import check
+from tests.project import RULE_SECONDS
 from tests.test_selfcheck_slips import first_failed, named_line, single_token_changes
 
 STYLES = {path.name: path.read_text(encoding='utf-8')
@@ -29,7 +30,8 @@ def checked():
     readable = [check.readable_part(source)
                 for source in [*STYLES.values(), *(c[2] for c in CHANGES)]]
     answers = check.check_many([text for text, _ in readable], check.lesson(),
-                               [broken for _, broken in readable], seconds=0.2, hash_seed=False)
+                               [broken for _, broken in readable],
+                               seconds=RULE_SECONDS, hash_seed=False)
     return answers[:len(STYLES)], answers[len(STYLES):]
 
 

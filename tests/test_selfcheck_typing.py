@@ -12,7 +12,7 @@ import unittest
 from pathlib import Path
 
 from lab.selfcheck import check, labs, rules
-from tests.project import LESSON_FILES
+from tests.project import LESSON_FILES, RULE_SECONDS
 
 LESSON = (LESSON_FILES / 'tokenizer.py').read_text(encoding='utf-8')
 LINES = LESSON.splitlines(keepends=True)
@@ -58,7 +58,8 @@ TYPED = {
 def check_all():
     readable = [check.readable_part(source) for source in TYPED.values()]
     answers = check.check_many([text for text, _ in readable], check.lesson(),
-                               [broken for _, broken in readable], seconds=0.2, hash_seed=False)
+                               [broken for _, broken in readable],
+                               seconds=RULE_SECONDS, hash_seed=False)
     return dict(zip(TYPED, answers))
 
 
