@@ -156,8 +156,9 @@ def ask_fork_server(environment, request, fds):
     hash seed and what else Python reads as it starts (STARTUP), started on first use, and again
     if the one there is gone. The rest of the environment is the child's own, set as it starts.
     Returns the server's key and the server asked."""
+    # (a variable set empty is one not set, to Python as it starts)
     key = tuple(sorted((name, value) for name, value in environment.items()
-                       if name.startswith('PYTHON') or name in STARTUP))
+                       if value and (name.startswith('PYTHON') or name in STARTUP)))
     with SERVER_LOCK:
         for attempt in range(2):
             if key not in SERVERS:
