@@ -3,6 +3,7 @@ import ast
 import concurrent.futures
 import contextlib
 import functools
+import importlib.machinery
 import importlib.util
 import io
 import os
@@ -346,7 +347,8 @@ def run_inside(root, name, *args, encoding='utf-8', env=None, reader_gone=False)
             mock.patch.object(sys, 'argv', [name, *args]), \
             mock.patch.object(sys, 'stdout', stdout), mock.patch.object(sys, 'stderr', err), \
             mock.patch.dict(os.environ, {**ENGLISH, **(env or {})}), \
-            mock.patch.dict(cli._SPOKEN), labs_children_here():  # the lab's language is its own
+            mock.patch.dict(cli._SPOKEN), labs_children_here(), \
+            mock.patch.object(importlib.machinery.SourceFileLoader, 'get_code', compiled_once):
         # runpy warns when the module it runs as __main__ is imported already (by a test, say)
         imported = {module: sys.modules.pop(module)
                     for module in [f'lab.{name}', f'lab.{name}.__main__']
@@ -366,6 +368,22 @@ def run_inside(root, name, *args, encoding='utf-8', env=None, reader_gone=False)
             pass
         return code, '', err.getvalue()
     return code, out.getvalue().decode(encoding), err.getvalue()
+
+
+def compiled_once(loader, fullname):
+    """The code of a module's source file, compiled once a version of the file (its path, time
+    and size): where no bytecode is written (PYTHONDONTWRITEBYTECODE) runpy compiles a lab
+    anew at every run, and the tests run each lab dozens of times."""
+    path = loader.get_filename(fullname)
+    info = os.stat(path)
+    version = (path, info.st_mtime_ns, info.st_size)
+    if version not in COMPILED:
+        COMPILED[version] = COMPILE(loader, fullname)
+    return COMPILED[version]
+
+
+COMPILE = importlib.machinery.SourceFileLoader.get_code
+COMPILED = {}
 
 
 @contextlib.contextmanager
