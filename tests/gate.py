@@ -125,7 +125,7 @@ def learners(*parts):
 def skip_unless_holds(part, path=None):
     """SkipTest when part does not hold, for a test that runs the learner's file (path: a copy of
     it, or of one of the lesson's labs; another file, ours, is run whatever the learner's does)."""
-    if (path is None or is_learners(path)) and not part_holds(part):
+    if not part_holds(part) and (path is None or is_learners(path)):
         raise unittest.SkipTest(why(part))
 
 

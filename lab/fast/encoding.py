@@ -66,9 +66,11 @@ def encode(tok, text, jobs=None):
     """tok.encode(text), fast: the same ids. jobs: processes, one per idle core unless given (a
     text under PARALLEL_FROM characters stays in this one). With jobs > 1, blocks of lines are
     encoded in that many processes at once (multiprocessing): worth it for megabytes of text."""
+    # a short text is encoded here before idle_cores is asked: it reads two files a call
+    if len(text) < PARALLEL_FROM or '\n' not in tok.chars:
+        return encoder(tok)(text)
     asked, jobs = jobs is not None, idle_cores() if jobs is None else jobs
-    if jobs <= 1 or '\n' not in tok.chars or len(text) < PARALLEL_FROM or \
-            not made_as_train_makes(tok):
+    if jobs <= 1 or not made_as_train_makes(tok):
         return encoder(tok)(text)
     # four blocks a process, so that none waits long for the last
     size = -(-len(text) // (jobs * 4))

@@ -258,9 +258,11 @@ def encode_documents(tok, texts, end, typecode='I', jobs=None):
     typecode (2 or 4 bytes an id, where a list spends 36), and an array of how many ids each
     has. In jobs processes (one per idle core unless given, and one for less than
     PARALLEL_FROM characters), each rebuilding tok from its file and sending back arrays."""
-    asked, jobs = jobs is not None, encoding.idle_cores() if jobs is None else jobs
     size = sum(map(len, texts))
-    if jobs <= 1 or len(texts) < 2 or size < encoding.PARALLEL_FROM:
+    if len(texts) < 2 or size < encoding.PARALLEL_FROM:
+        return _encoded_block(plain(tok), texts, end, typecode)
+    asked, jobs = jobs is not None, encoding.idle_cores() if jobs is None else jobs
+    if jobs <= 1:
         return _encoded_block(plain(tok), texts, end, typecode)
     blocks, block, filled = [], [], 0
     for text in texts:  # four blocks a process, so that none waits long for the last
