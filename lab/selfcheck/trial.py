@@ -9,6 +9,7 @@ nothing: a trial that breaks something only says so.
 """
 import ast
 import contextlib
+import functools
 import gc
 import io
 import json
@@ -25,8 +26,10 @@ from lab.selfcheck import main_block, mutations, rules
 # a limit by the clock, as a multiple of the CPU time's: only a backstop, for code that sleeps
 WALL = 5
 FLOOR = 0.02  # seconds of CPU time a trial may always take: a few clock ticks
-# seconds of a trial of a file that ran out of time: the lesson's slowest rule takes 0.015
+# seconds of a trial of a file that ran out of time, at most: the lesson's slowest rule takes
+# 0.015; a faster rule's trials get ten times what the lesson's file takes on it (lessons_time)
 LOOPING = 0.06
+LESSON = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'lesson', 'tokenizer.py')
 
 
 @contextlib.contextmanager
@@ -103,7 +106,8 @@ def on_trial(name, source, seconds):
         took = time.process_time() - started
         # a file that loops: a trial that mends it runs as the lesson's code does, in milliseconds
         looped = answer == ['raised', 'TooLong']
-        loaded['limit'] = LOOPING if looped else min(seconds, max(FLOOR, 10 * took))
+        loaded['limit'] = min(LOOPING, max(FLOOR, 10 * lessons_time(name))) if looped else \
+            min(seconds, max(FLOOR, 10 * took))
         try:  # loaded once, for a trial to swap a function in: not once a trial
             with time_limit(seconds), contextlib.redirect_stdout(io.StringIO()):
                 loaded['module'] = load(compiled(source))
@@ -111,6 +115,25 @@ def on_trial(name, source, seconds):
             loaded['module'] = None
         return answer
     return holds
+
+
+@functools.lru_cache(maxsize=None)
+def lessons_time(name):
+    """Seconds of CPU time the lesson's own file takes on the rule name, run as a trial is (once
+    a child); LOOPING if it cannot be run here."""
+    kept = sys.modules.get('tokenizer')
+    try:
+        with open(LESSON, encoding='utf-8') as file:
+            source = file.read()
+        code = compiled(source)
+        started = time.process_time()
+        with time_limit(LOOPING), contextlib.redirect_stdout(io.StringIO()):
+            run_rule(name, load(code), source, code)
+        return time.process_time() - started
+    except (Exception, rules.TooLong):  # the lesson's file not there, or its rule failing here
+        return LOOPING
+    finally:
+        sys.modules['tokenizer'] = kept
 
 
 def in_a_fork(work, seconds):
