@@ -178,10 +178,10 @@ def rule_merge_list_pair():
 
 def rule_merge_in_time():
     # the lesson's merge takes a few hundredths of a second on 200,000 ids; one that copies the
-    # list at each step takes about a minute (and the tests, and python3 tokenizer.py on a book,
-    # with it). Its time grows as the square of the ids, so they grow as the square root of the
-    # rule's time: 200,000 at the tutor's 2 s, 32,000 at a test's 0.05 s (a quarter of a second
-    # for that merge)
+    # list at each step takes some ten seconds (and the tests, and python3 tokenizer.py on a
+    # book, as long again). Its time grows as the square of the ids, so they grow as the square
+    # root of the rule's time: 200,000 at the tutor's 2 s, 32,000 at a test's 0.05 s (a quarter
+    # of a second for that merge, five times the limit)
     ids = [1, 2] * (round(100 * (SECONDS / 2) ** 0.5) * 1000)  # every other id starts the pair
     try:
         _merged('merge(ids, (1, 2), 9)', ids, (1, 2), 9)

@@ -26,8 +26,10 @@ from lab.selfcheck import main_block, mutations, rules
 # a limit by the clock, as a multiple of the CPU time's: only a backstop, for code that sleeps
 WALL = 5
 FLOOR = 0.02  # seconds of CPU time a trial may always take: a few clock ticks
-# seconds of a trial of a file that ran out of time, at most: the lesson's slowest rule takes
-# 0.015; a faster rule's trials get ten times what the lesson's file takes on it (lessons_time)
+# seconds of a trial of a file that ran out of time, at most: the lesson's rules take ms (the
+# slowest, merge_in_time, 20-40 ms at the tutor's 2 s); a rule's trials get twenty times what
+# the lesson's file takes on it (lessons_time), so that a way of one's own that is slower than
+# the lesson's, once mended, still holds
 LOOPING = 0.06
 LESSON = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'lesson', 'tokenizer.py')
 
@@ -69,8 +71,9 @@ def on_trial(name, source, seconds):
     time. A trial is None (the file as it is), a whole tree, or (the path to a statement of the
     file's tree, the statement to put there). Its answer: ['passed', None], ['failed', lines]
     or ['raised', the error's name]. None for a rule with nothing of tokenizer.py to try.
-    A trial may take ten times the CPU time the file as it is took, at most seconds: a change
-    that loops is given up on at once. Run it in a fork (in_a_fork): a changed line may do what
+    A trial may take ten times the CPU time the file as it is took, at most seconds (a file that
+    ran out of time: twenty times the lesson's file's, at most LOOPING): a change that loops is
+    given up on at once. Run it in a fork (in_a_fork): a changed line may do what
     the file never did (close a file descriptor, write over a file), and none of it may reach
     the child."""
     if name in rules.LABS or name == 'rule_imports':
@@ -106,7 +109,7 @@ def on_trial(name, source, seconds):
         took = time.process_time() - started
         # a file that loops: a trial that mends it runs as the lesson's code does, in milliseconds
         looped = answer == ['raised', 'TooLong']
-        loaded['limit'] = min(LOOPING, max(FLOOR, 10 * lessons_time(name))) if looped else \
+        loaded['limit'] = min(LOOPING, max(FLOOR, 20 * lessons_time(name))) if looped else \
             min(seconds, max(FLOOR, 10 * took))
         try:  # loaded once, for a trial to swap a function in: not once a trial
             with time_limit(seconds), contextlib.redirect_stdout(io.StringIO()):
@@ -119,17 +122,18 @@ def on_trial(name, source, seconds):
 
 @functools.lru_cache(maxsize=None)
 def lessons_time(name):
-    """Seconds of CPU time the lesson's own file takes on the rule name, run as a trial is (once
-    a child); LOOPING if it cannot be run here."""
+    """Seconds of CPU time the lesson's own file takes on the rule name, compiled and run as a
+    trial is (once a search: in_a_fork); LOOPING if it cannot be run here. Measured with this
+    thread's clock: the process's counts in ticks of a few ms while a limit is set."""
     kept = sys.modules.get('tokenizer')
     try:
         with open(LESSON, encoding='utf-8') as file:
             source = file.read()
-        code = compiled(source)
-        started = time.process_time()
+        started = time.thread_time()
         with time_limit(LOOPING), contextlib.redirect_stdout(io.StringIO()):
+            code = compiled(source)
             run_rule(name, load(code), source, code)
-        return time.process_time() - started
+        return time.thread_time() - started
     except (Exception, rules.TooLong):  # the lesson's file not there, or its rule failing here
         return LOOPING
     finally:
