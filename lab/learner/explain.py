@@ -159,12 +159,20 @@ def keyboard_slip(error, kind, detail, source, line):
     return (hint[0], dict(hint[1], typed=named.group(1))) if hint else None
 
 
+@functools.lru_cache(maxsize=8)
+def tree_of(source):
+    """source as a tree, parsed once for all that read it: the tutor's list of the parts typed,
+    the hints here, every trial of every rule that fails on it. Shared, and never changed (a
+    trial changes a copy: lab/selfcheck/mutations.py's copied_with)."""
+    return ast.parse(source)
+
+
 @functools.lru_cache(maxsize=8)  # asked once a rule, of the same file
 def discards_training(source):
     """Whether source calls something.train(...) as a statement of its own: train makes a new
     tokenizer and returns it, so one that is not kept is lost."""
     try:
-        tree = ast.parse(source)
+        tree = tree_of(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return False
     return any(isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and
@@ -178,7 +186,7 @@ def returns_in_a_loop(source):
     lesson's merge, train and encode return after theirs, and one inside gives back the first
     round's result."""
     try:
-        tree = ast.parse(source)
+        tree = tree_of(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return set()
     found = set()
@@ -195,7 +203,7 @@ def main_guard_slip(source):
     """Whether source's if __name__ == ... compares with something other than '__main__' (then
     python3 tokenizer.py runs none of it)."""
     try:
-        tree = ast.parse(source)
+        tree = tree_of(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return False
     for node in tree.body:
@@ -276,7 +284,7 @@ def defs_in(source):
     'top' (at the margin), 'class' (a method of class BPE), 'main' (inside the if __name__ block),
     or the name of the def it is typed inside."""
     try:
-        tree = ast.parse(source)
+        tree = tree_of(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return []
     methods = [item.col_offset for node in tree.body if isinstance(node, ast.ClassDef)

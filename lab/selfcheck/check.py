@@ -40,7 +40,7 @@ def typed_names(source):
     """The names of the lesson's parts that source has: 'merge', 'BPE', 'BPE.train', ...,
     '__main__'. A SyntaxError when it does not parse. A method typed outside class BPE, or
     with a slip in its name (__int__), counts as typed: its rules run and their hint says so."""
-    tree = ast.parse(source)
+    tree = explain.tree_of(source)
     names = {'<file>'} if tree.body else set()  # anything typed at all: the imports' rule can run
     functions, methods = set(), set()
     for node in tree.body:

@@ -19,6 +19,7 @@ import itertools
 import re
 from pathlib import Path
 
+from lab.learner import explain
 from lab.learner.parts import UNITS
 from lab.selfcheck import mutations, repair
 from lab.selfcheck.compare import (
@@ -284,7 +285,7 @@ def one_token(source, candidates, holds, ran, words=(), most=MUTATIONS, names_on
     in the lines that ran of the units the candidates are in and differ from the closest way;
     first the lines that hold a word of what the rule said
     (names_only: only one end of a name typed otherwise renamed to the other, in any line)."""
-    tree = mutations.tree_of(source)
+    tree = explain.tree_of(source)
     units = {c.unit for c in candidates}
     differing = [c.line for c in candidates if c.one is not None]
     lines_of = source.splitlines()

@@ -14,7 +14,6 @@ of a name typed otherwise), before any other name.
 import ast
 import builtins
 import copy
-import functools
 
 COMPARE = [ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Eq, ast.NotEq]
 KIN = {ast.Add: [ast.Sub], ast.Sub: [ast.Add], ast.Mult: [ast.Add], ast.FloorDiv: [ast.Mod],
@@ -243,13 +242,6 @@ def _walk(node, path, shallow=False):
                     yield from _walk(item, path + (field, n), shallow)
         elif isinstance(value, ast.AST):
             yield from _walk(value, path + (field,), shallow)
-
-
-@functools.lru_cache(maxsize=4)
-def tree_of(source):
-    """source as a tree, parsed once for all the trials of all the rules that fail on it: shared,
-    and never changed (a trial is a copy, copied_with's)."""
-    return ast.parse(source)
 
 
 def copied_with(node, path, value):

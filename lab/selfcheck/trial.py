@@ -21,6 +21,7 @@ import time
 import types
 import warnings
 
+from lab.learner import explain
 from lab.selfcheck import main_block, mutations, rules
 
 # a limit by the clock, as a multiple of the CPU time's: only a backstop, for code that sleeps
@@ -78,7 +79,7 @@ def on_trial(name, source, seconds):
     the child."""
     if name in rules.LABS or name == 'rule_imports':
         return None
-    tree = mutations.tree_of(source)
+    tree = explain.tree_of(source)
     loaded = {'limit': seconds}
 
     def run(trial):
