@@ -313,7 +313,7 @@ class SaveTest(unittest.TestCase):
     def test_ctrl_c_or_a_kill_on_the_command_line_is_one_line_and_leaves_no_file_behind(self):
         root = copy_project(self)
         rng = random.Random(0)  # random text keeps the lesson's trainer busy for minutes
-        text = ''.join(rng.choice('abcdefghijklmnop ') for _ in range(200_000))
+        text = ''.join(rng.choices('abcdefghijklmnop ', k=200_000))
         (root / 'data' / 'train.txt').write_text(text)
         (root / 'settings.json').write_text('{"merges": 100000}')
         for ending in [signal.SIGINT, signal.SIGTERM]:

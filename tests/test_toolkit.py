@@ -354,7 +354,7 @@ class TerminalTest(unittest.TestCase):
     def test_ctrl_c_during_the_progress_line_starts_its_message_on_a_new_line(self):
         root = copy_project(self, parts=['settings.json', 'data/train.txt', 'lab', 'tokenizer.py'])
         rng = random.Random(1)
-        (root / 'big.txt').write_text(''.join(rng.choice('abcdefghij \n') for _ in range(300_000)))
+        (root / 'big.txt').write_text(''.join(rng.choices('abcdefghij \n', k=300_000)))
         leader, follower = os.openpty()  # stderr is a terminal, so the progress line is drawn
         process = subprocess.Popen([sys.executable, '-m', 'lab.fast_bpe', 'big.txt', '--merges',
                                     '100000',
