@@ -120,17 +120,19 @@ def copy_project(test, parts=PARTS):
     return root
 
 
-def syntax_tree(path):
-    """The tree of a Python file (utf-8-sig: a learner's saved by Notepad begins with a byte
-    order mark), parsed once a version of it (its time and size): the house's tests and the
-    contract's walk every file of the project, some twice. To read, never to change."""
+def import_statements(path):
+    """The import statements of a Python file, anywhere in it (at the top or inside a function),
+    found once a version of it (its time and size): the house's tests and the contract's read
+    those of every file of the project, some twice. Read as utf-8-sig: a learner's file saved by
+    Notepad begins with a byte order mark."""
     info = os.stat(path)
-    return _parsed(str(path), info.st_mtime_ns, info.st_size)
+    return _imports(str(path), info.st_mtime_ns, info.st_size)
 
 
 @functools.lru_cache(maxsize=None)
-def _parsed(path, mtime_ns, size):
-    return ast.parse(Path(path).read_text(encoding='utf-8-sig'))
+def _imports(path, mtime_ns, size):
+    tree = ast.parse(Path(path).read_text(encoding='utf-8-sig'))
+    return [node for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom))]
 
 
 def started(function, *args, **kwargs):

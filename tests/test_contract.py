@@ -21,12 +21,12 @@ from tests.project import (
     LESSON_FILES,
     ROOT,
     copy_project,
+    import_statements,
     inside,
     lab_files,
     learners_tokenizer,
     run_inside,
     script_inside,
-    syntax_tree,
     tokenizer_inside,
     use_lesson_files,
 )
@@ -41,7 +41,7 @@ LESSON_LINES = ['vocab: 40 merges: 12', 'roundtrip: OK [29, 13, 14, 1, 30]']
 def imports_from_tokenizer(path):
     """(line, what) for each import of tokenizer in a Python file."""
     found = []
-    for node in ast.walk(syntax_tree(path)):
+    for node in import_statements(path):
         if isinstance(node, ast.ImportFrom) and node.module == 'tokenizer':
             found += [(node.lineno, alias.name) for alias in node.names]
         elif isinstance(node, ast.Import):
@@ -62,7 +62,7 @@ class ContractTest(unittest.TestCase):
 
     def test_a_lab_imports_no_other_lab_only_the_libraries_they_share(self):
         for lab, path in [(lab, path) for lab in LABS for path in lab_files(lab)]:
-            for node in ast.walk(syntax_tree(path)):
+            for node in import_statements(path):
                 if isinstance(node, ast.ImportFrom) and node.module == 'lab':
                     names = [alias.name for alias in node.names]
                 elif isinstance(node, ast.ImportFrom) and (node.module or '').startswith('lab.'):

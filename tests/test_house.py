@@ -14,7 +14,7 @@ from pathlib import Path
 
 from lab.plumbing import terminal
 from tests import gate
-from tests.project import (ROOT, copy_project, run, syntax_tree, tokenizer_inside,
+from tests.project import (ROOT, copy_project, import_statements, run, tokenizer_inside,
                            use_lesson_files)
 
 # bottom first: a file may import from its own layer and from those before it
@@ -58,21 +58,19 @@ def imports(path, root=ROOT):
     package = path.relative_to(root).parent.parts
     found = set()
     try:
-        tree = syntax_tree(path)
+        statements = import_statements(path)
     except SyntaxError:  # the learner's file, half typed: the tutor says so, not the house
         if path != root / 'tokenizer.py':
             raise
         return found
-    for node in ast.walk(tree):
+    for node in statements:
         if isinstance(node, ast.Import):
             names = [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom):
+        else:
             base = '.'.join([*package[:len(package) - node.level + 1],
                              node.module or '']).strip('.') \
                 if node.level else node.module or ''
             names = [f'{base}.{alias.name}' for alias in node.names] + [base]
-        else:
-            continue
         found |= {module_file(name) for name in names}
     return found - {None, path}
 
