@@ -86,12 +86,18 @@ def catalog(lang):
 def can_show(words, stream):
     """Whether stream can show the letters of a catalog's words (an ASCII terminal cannot show
     Korean; EUC-KR can, though it lacks a dash of the titles, which is then shown as '-')."""
-    letters = {ch for ch in set(''.join(words.values())) if ch.isalpha()}  # each character once
     try:
-        ''.join(sorted(letters)).encode(getattr(stream, 'encoding', None) or 'utf-8')
+        letters_of(tuple(words.values())).encode(getattr(stream, 'encoding', None) or 'utf-8')
         return True
     except (UnicodeEncodeError, LookupError):
         return False
+
+
+@functools.lru_cache(maxsize=4)
+def letters_of(texts):
+    """The letters of texts, each once: found once a catalog (every lab asks as it starts, and
+    joining a catalog's texts takes a millisecond)."""
+    return ''.join(sorted({ch for ch in set(''.join(texts)) if ch.isalpha()}))
 
 
 def render(words, key, fields):
