@@ -22,7 +22,7 @@ import types
 import warnings
 
 from lab.learner import explain
-from lab.selfcheck import main_block, mutations, rules
+from lab.selfcheck import locate, main_block, mutations, rules
 
 # a limit by the clock, as a multiple of the CPU time's: only a backstop, for code that sleeps
 WALL = 5
@@ -32,7 +32,6 @@ FLOOR = 0.02  # seconds of CPU time a trial may always take: a few clock ticks
 # the lesson's file takes on it (lessons_time), so that a way of one's own that is slower than
 # the lesson's, once mended, still holds
 LOOPING = 0.06
-LESSON = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'lesson', 'tokenizer.py')
 
 
 @contextlib.contextmanager
@@ -128,8 +127,7 @@ def lessons_time(name):
     thread's clock: the process's counts in ticks of a few ms while a limit is set."""
     kept = sys.modules.get('tokenizer')
     try:
-        with open(LESSON, encoding='utf-8') as file:
-            source = file.read()
+        source = locate.reference_source()
         started = time.thread_time()
         with time_limit(LOOPING), contextlib.redirect_stdout(io.StringIO()):
             code = compiled(source)
