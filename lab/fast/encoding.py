@@ -62,15 +62,21 @@ def idle_cores():
     return max(1, min(cores, cores - busy + 1))  # this process's own share of the load is its own
 
 
+def jobs_for(size, least, jobs=None):
+    """(whether jobs were given, how many processes to work in): one for work of fewer than
+    least characters, which is not worth a process (and then idle_cores, which reads two files a
+    call, is not asked); else jobs, or one per idle core."""
+    if size < least:
+        return jobs is not None, 1
+    return jobs is not None, idle_cores() if jobs is None else jobs
+
+
 def encode(tok, text, jobs=None):
     """tok.encode(text), fast: the same ids. jobs: processes, one per idle core unless given (a
     text under PARALLEL_FROM characters stays in this one). With jobs > 1, blocks of lines are
     encoded in that many processes at once (multiprocessing): worth it for megabytes of text."""
-    # a short text is encoded here before idle_cores is asked: it reads two files a call
-    if len(text) < PARALLEL_FROM or '\n' not in tok.chars:
-        return encoder(tok)(text)
-    asked, jobs = jobs is not None, idle_cores() if jobs is None else jobs
-    if jobs <= 1 or not made_as_train_makes(tok):
+    asked, jobs = jobs_for(len(text), PARALLEL_FROM, jobs)
+    if jobs <= 1 or '\n' not in tok.chars or not made_as_train_makes(tok):
         return encoder(tok)(text)
     # four blocks a process, so that none waits long for the last
     size = -(-len(text) // (jobs * 4))

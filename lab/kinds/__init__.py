@@ -259,10 +259,8 @@ def encode_documents(tok, texts, end, typecode='I', jobs=None):
     has. In jobs processes (one per idle core unless given, and one for less than
     PARALLEL_FROM characters), each rebuilding tok from its file and sending back arrays."""
     size = sum(map(len, texts))
-    if len(texts) < 2 or size < encoding.PARALLEL_FROM:
-        return _encoded_block(plain(tok), texts, end, typecode)
-    asked, jobs = jobs is not None, encoding.idle_cores() if jobs is None else jobs
-    if jobs <= 1:
+    asked, jobs = encoding.jobs_for(size, encoding.PARALLEL_FROM, jobs)
+    if jobs <= 1 or len(texts) < 2:
         return _encoded_block(plain(tok), texts, end, typecode)
     blocks, block, filled = [], [], 0
     for text in texts:  # four blocks a process, so that none waits long for the last

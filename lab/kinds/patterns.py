@@ -225,9 +225,7 @@ def count_pieces_fast(pattern, texts, jobs=None):
     COUNT_PARALLEL_FROM characters or more, each counting a share of the texts: the same Counter."""
     texts = list(texts)
     size = sum(map(len, texts))
-    if size < COUNT_PARALLEL_FROM:
-        return count_pieces(pattern, texts)
-    asked, jobs = jobs is not None, encoding.idle_cores() if jobs is None else jobs
+    asked, jobs = encoding.jobs_for(size, COUNT_PARALLEL_FROM, jobs)
     if jobs <= 1:
         return count_pieces(pattern, texts)
     shares, share, held = [], [], 0  # four shares a process, so that none waits long for the last
