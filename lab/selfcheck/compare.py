@@ -40,10 +40,11 @@ class _Unhinted(ast.NodeTransformer):
                                             type_comment=None), node)
 
 
-def units(tree):
+def units(tree, only=None):
     """{unit name: (the statements, the names local to it)} of a module: each function of the
     lesson (a method by BPE.NAME, merge also when typed inside the class), the imports, and the
-    __main__ block."""
+    __main__ block (only: the names local to that unit alone are found, the others' left empty:
+    finding them walks every statement)."""
     found = {'<imports>': ([n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))],
                            set())}
     others = []  # functions of other names: a lesson function typed with a slip in its name
@@ -81,7 +82,7 @@ def units(tree):
     if len(found.get('BPE.__init__', ([], set()))[0]) == 1:
         del found['BPE.__init__']  # the class, no __init__ typed yet
     for name, (body, local) in found.items():
-        if name != '<imports>':
+        if name != '<imports>' and only in (None, name):
             local.update(bound_names(body))
     return found
 

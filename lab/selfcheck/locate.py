@@ -340,7 +340,7 @@ def distance(tree, path, made, unit):
     """How many lines of the unit differ from the closest way of writing it once the function at
     path is made: of two trials that both hold, the one that leaves your file nearer the
     lesson's undoes the slip (`count` renamed back, not the parameter renamed to the slip)."""
-    found = units(mutations.copied_with(tree, tuple(path), made)).get(unit)
+    found = units(mutations.copied_with(tree, tuple(path), made), only=unit).get(unit)
     if found is None or unit not in lesson_ways():
         return 0
     mine = items(found[0], main=unit == '__main__')

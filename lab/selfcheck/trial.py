@@ -60,10 +60,18 @@ def time_limit(seconds):
 
 
 def compiled(tree):
-    """A trial tree (or source) compiled as Python compiles tokenizer.py, warnings left out."""
+    """A trial tree (or source) compiled as Python compiles tokenizer.py, warnings left out. A
+    node a trial made may have no line: it is given its parent's, only then (finding none
+    missing walks the whole tree, and most trials are made of nodes read from a file)."""
     with warnings.catch_warnings():
         warnings.simplefilter('ignore')
-        return compile(tree, 'tokenizer.py', 'exec', dont_inherit=True)
+        try:
+            return compile(tree, 'tokenizer.py', 'exec', dont_inherit=True)
+        except TypeError:  # required field "lineno" missing
+            if isinstance(tree, str):
+                raise
+            return compile(ast.fix_missing_locations(tree), 'tokenizer.py', 'exec',
+                           dont_inherit=True)
 
 
 def on_trial(name, source, seconds):
@@ -243,7 +251,7 @@ def swapped(module, tree, path, node):
     owner = module if len(path) == 2 else getattr(module, at(tree, path[:2]).name)
     name = at(tree, path).name
     defined = {}
-    alone = ast.fix_missing_locations(ast.Module(body=[node], type_ignores=[]))
+    alone = ast.Module(body=[node], type_ignores=[])
     exec(compiled(alone), module.__dict__, defined)
     had = vars(owner).get(name, swapped)
     setattr(owner, node.name, defined[node.name])
@@ -257,8 +265,9 @@ def swapped(module, tree, path, node):
 
 
 def replaced(tree, path, node):
-    """A copy of tree with the statement at path replaced by node."""
-    return ast.fix_missing_locations(mutations.copied_with(tree, tuple(path), node))
+    """A copy of tree with the statement at path replaced by node (compiled gives a node made
+    without a line its parent's)."""
+    return mutations.copied_with(tree, tuple(path), node)
 
 
 def at(tree, path):
