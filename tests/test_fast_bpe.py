@@ -305,6 +305,16 @@ def wait_long(block):
     time.sleep(60)
 
 
+def killed_at_work(block):
+    """Work whose block 'a' is killed, as the kernel kills a process that takes too much memory,
+    once both workers have said they are at work; block 'b' waits."""
+    (Path(FOLDER['path']) / str(os.getpid())).write_text(str(block))
+    if block == 'a':
+        workers_at_work(FOLDER['path'], 2)
+        os.kill(os.getpid(), signal.SIGKILL)
+    time.sleep(60)
+
+
 def workers_at_work(folder, count, seconds=20):
     """The pids of count workers, once each has said it is at work."""
     end = time.monotonic() + seconds
@@ -328,17 +338,20 @@ class WorkerLifeTest(unittest.TestCase):
         self.folder = folder.name
 
     def test_a_worker_killed_ends_the_work_in_one_line_within_seconds(self):
-        with concurrent.futures.ThreadPoolExecutor(1) as thread:
-            work = thread.submit(encoding.in_processes, stand_by, self.folder, wait_long,
-                                 ['a', 'b'], 2)
-            pids = workers_at_work(self.folder, 2)
-            started = time.monotonic()
-            # as the kernel kills a process that takes too much memory
-            os.kill(pids[0], signal.SIGKILL)
-            with self.assertRaisesRegex(ValueError, 'one of the 2 processes at work died'):
-                work.result(timeout=30)
+        # the work in this thread, not another: then the workers are forks of this process
+        # (with another thread running they would be new Pythons, as the next test's are)
+        started = time.monotonic()
+
+        def never_ends(*_):  # work that waits for ever fails the test, not the suite
+            raise AssertionError('the work went on after one of its processes died')
+        old = signal.signal(signal.SIGALRM, never_ends)
+        self.addCleanup(signal.signal, signal.SIGALRM, old)
+        signal.setitimer(signal.ITIMER_REAL, 30)
+        self.addCleanup(signal.setitimer, signal.ITIMER_REAL, 0)
+        with self.assertRaisesRegex(ValueError, 'one of the 2 processes at work died'):
+            encoding.in_processes(stand_by, self.folder, killed_at_work, ['a', 'b'], 2)
         self.assertLess(time.monotonic() - started, 10)
-        self.assertEqual(still_alive(pids), [])
+        self.assertEqual(still_alive(workers_at_work(self.folder, 2)), [])
 
     def lab_of_workers(self):
         """A process running a lab's way (cli.run) that waits on two workers: (it, their pids)."""
