@@ -11,7 +11,7 @@ import sys
 import traceback
 from pathlib import Path
 
-from lab.learner import catalogs, explain
+from lab.learner import catalogs
 
 ROOT = Path(__file__).resolve().parent.parent.parent  # the project folder: lab/learner/ is in it
 # errors.selfcheck, in English
@@ -70,6 +70,7 @@ def _what_it_means(error):
         source = Path(mine).read_text(encoding='utf-8', errors='replace')
     except OSError:
         source = ''
+    from lab.learner import explain  # here: a lab starts without the tutor's hints, most never
     return [(key, dict(fields, file='tokenizer.py'))
             for key, fields in explain.explain(error, mine, source) if key != 'look']
 
@@ -114,6 +115,7 @@ def _calls_the_lesson_wrongly(error):
     them otherwise: a method not typed yet (or typed outside the class), a @classmethod left out."""
     if 'tokenizer' not in sys.modules or not isinstance(error, (AttributeError, TypeError)):
         return False
+    from lab.learner import explain
     lacking = explain.NO_ATTRIBUTE.match(str(error))
     if lacking:
         # a lab's own slip is its own
