@@ -9,8 +9,8 @@ What it does instead of the lesson's loop
     3. Units. The first merges are of pairs found all over the text: lines of one weight
        are joined into large units (about LARGE characters), so a merge is a few big
        splits. Once the best pair is rare, each line becomes a unit of its own, and a
-       merge rewrites only the lines that hold the pair: all of one weight joined, split
-       once, cut apart.
+       merge rewrites only the lines that hold the pair: all of them joined, split once,
+       cut apart, each occurrence counted times the weight of its line.
     4. Counts, and where to look. Each pair has its weighted count and a list of units
        that may hold it (all that do, perhaps a few more: a pair made by a merge is
        listed in every unit that merge touched). A merge changes only the pairs beside
@@ -36,8 +36,8 @@ Why the results are identical
 """
 from collections import Counter
 from heapq import heapify, heappop, heappush
-from itertools import chain
-from operator import add, itemgetter
+from itertools import accumulate, chain, repeat
+from operator import add, itemgetter, methodcaller
 
 from lab.contract import lessons
 from lab.fast.letters import fresh_characters, spare
@@ -121,14 +121,12 @@ def where_pairs_are(units, counts):
     return where
 
 
-def weighted_sum(counters):
-    """One Counter from [(Counter, weight), ...]: the counts times their weights, added up."""
-    if len(counters) == 1 and counters[0][1] == 1:
-        return counters[0][0]  # the usual case: every unit it touched has weight 1
-    total = Counter()
-    for counter, weight in counters:
-        for key, n in counter.items():
-            total[key] += n * weight
+def weighted(occurrences):
+    """{key: weighted count} of (key, weight) pairs, one for each occurrence: counted in C, then
+    each distinct pair times its weight."""
+    total = {}
+    for (key, weight), n in Counter(occurrences).items():
+        total[key] = total.get(key, 0) + n * weight
     return total
 
 
@@ -296,27 +294,33 @@ class Trainer:
         occurrence directly follows another, and the units that now hold new."""
         units, spacer = self.units, self.spacer
         ks = [k for k in self.where.pop(pair) if pair in units[k]]
-        befores, afters, touching = [], [], 0
-        for i, j, weight in weight_runs(ks, self.run_of):
-            if self.large_units:  # a few large units: split each
-                split_up = [units[k].split(pair) for k in ks[i:j]]
-                for k, pieces in zip(ks[i:j], split_up):
-                    units[k] = new.join(pieces)
-                lasts = chain.from_iterable(map(last_char, pieces[:-1]) for pieces in split_up)
-                firsts = chain.from_iterable(map(first_char, pieces[1:]) for pieces in split_up)
-                starts = sum(pieces[0] == '' for pieces in split_up)
-            else:  # many short lines: one split for all of them, then cut them apart again
-                pieces = spacer.join([units[k] for k in ks[i:j]]).split(pair)
-                for k, unit in zip(ks[i:j], new.join(pieces).split(spacer)):
-                    units[k] = unit
-                lasts, firsts = map(last_char, pieces[:-1]), map(first_char, pieces[1:])
-                starts = pieces[0] == ''
-            # '' before an occurrence: it directly follows another one, or it starts a unit
-            before = Counter(lasts)
-            touching += (before.pop('', 0) - starts) * weight
-            befores.append((before, weight))
-            afters.append((Counter(firsts), weight))
-        before, after = weighted_sum(befores), weighted_sum(afters)
+        weights = [self.run_of[k][2] for k in ks]
+        if self.large_units:  # a few large units: split each
+            split_up = [units[k].split(pair) for k in ks]
+            for k, pieces in zip(ks, split_up):
+                units[k] = new.join(pieces)
+            lasts = chain.from_iterable(map(last_char, pieces[:-1]) for pieces in split_up)
+            firsts = chain.from_iterable(map(first_char, pieces[1:]) for pieces in split_up)
+            # the weight of each occurrence: its unit's
+            each = chain.from_iterable(repeat(weight, len(pieces) - 1)
+                                       for pieces, weight in zip(split_up, weights))
+            starts = sum(weight for pieces, weight in zip(split_up, weights) if pieces[0] == '')
+        else:  # many short lines: one split for all of them, then cut them apart again
+            pieces = spacer.join([units[k] for k in ks]).split(pair)
+            for k, unit in zip(ks, new.join(pieces).split(spacer)):
+                units[k] = unit
+            lasts, firsts = map(last_char, pieces[:-1]), map(first_char, pieces[1:])
+            # the weight of each occurrence: its line's, the line counted by the spacers before it
+            line_of = accumulate(map(methodcaller('count', spacer), pieces[:-1]))
+            each = map(weights.__getitem__, line_of)
+            starts = weights[0] if pieces[0] == '' else 0
+        if weights.count(1) == len(weights):  # the usual case: every unit of weight 1
+            before, after = Counter(lasts), Counter(firsts)
+        else:
+            each = list(each)
+            before, after = weighted(zip(lasts, each)), weighted(zip(firsts, each))
+        # '' before an occurrence: it directly follows another one, or it starts a unit
+        touching = before.pop('', 0) - starts
         for edge in ('\n', spacer, ''):  # line ends, unit ends: no pair there
             before.pop(edge, None)
             after.pop(edge, None)
