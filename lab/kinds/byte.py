@@ -74,6 +74,8 @@ _AS_BYTE_CHARACTERS = {b: ch for b, ch in enumerate(BYTE_CHARACTERS)}
 def _refuse_surrogates(text):
     """ValueError naming where text holds a lone surrogate: a character with no bytes to give,
     which Python makes of bytes that are not UTF-8 (in a command's argument, say)."""
+    if text.isascii():  # known at once (Python keeps it), where a search reads 16 MB in 0.05 s
+        return
     surrogate = checks.SURROGATE.search(text)
     if surrogate:
         raise ValueError(cli.message('byte.surrogate', code=f'U+{ord(surrogate.group()):04X}',
