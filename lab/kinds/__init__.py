@@ -175,8 +175,11 @@ def special_strings(tok, texts):
     encodes as text, and says."""
     found = Counter()
     if tok.special_ids:
+        firsts = list(tok.special_index)
         for text in texts:
-            found.update(name for _, name in special.find(text, tok.special_index))
+            # most texts hold no first character of a name: passed over at once
+            if any(map(text.__contains__, firsts)):
+                found.update(name for _, name in special.find(text, tok.special_index))
     return found
 
 
