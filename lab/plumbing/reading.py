@@ -101,13 +101,15 @@ def read_text(path, fix=A_TEXT_FILE, limit=None):
         raise ValueError(said) from None
     if not text:  # a byte order mark alone (Notepad's empty "UTF-8 with BOM") is empty too
         raise ValueError(cli.message('reading.empty', path=path, fix=cli.phrase(fix)))
-    # UTF-16 as UTF-8: NUL by each letter
-    if '\x00' * 2 in text or text.count('\x00') * 4 > len(text):
-        raise ValueError(cli.message('reading.utf16', path=path))
-    if '\x00' in text:  # a stray one: no text file means it, and the labs would show it as \x00
+    # what most texts lack (NUL, '\r') looked for once, before it is counted or replaced
+    if '\x00' in text:
+        # UTF-16 as UTF-8: NUL by each letter
+        if '\x00' * 2 in text or text.count('\x00') * 4 > len(text):
+            raise ValueError(cli.message('reading.utf16', path=path))
+        # a stray one: no text file means it, and the labs would show it as \x00
         line = text.count('\n', 0, text.index('\x00')) + 1
         raise ValueError(cli.message('reading.nul', path=path, line=f'{line:,}'))
-    return text.replace('\r\n', '\n').replace('\r', '\n')
+    return text.replace('\r\n', '\n').replace('\r', '\n') if '\r' in text else text
 
 
 def _is_cp949_korean(data):
