@@ -73,7 +73,7 @@ def not_nfc(text):
     """(characters, lines) of text that unicodedata.normalize('NFC', ...) would change, or None
     when text is in NFC already. A character changes when it is not kept as it is in the
     line's NFC form (jamo that become a syllable, a letter that takes its accent)."""
-    if unicodedata.is_normalized('NFC', text):
+    if text.isascii() or unicodedata.is_normalized('NFC', text):  # ASCII: known at once
         return None
     characters = lines = 0
     for line in _lines_not_nfc(text):
