@@ -34,6 +34,7 @@ Why the results are identical
       worked out only when two pairs tie at the top of the queue.
     - It stops when the best pair occurs fewer than 2 times, or no pair is left.
 """
+from bisect import bisect_left
 from collections import Counter
 from heapq import heapify, heappop, heappush
 from itertools import accumulate, chain, repeat
@@ -122,11 +123,11 @@ def where_pairs_are(units, counts):
 
 
 def weighted(occurrences):
-    """{key: weighted count} of (key, weight) pairs, one for each occurrence: counted in C, then
-    each distinct pair times its weight."""
-    total = {}
+    """Counter of (key, weight) pairs, one for each occurrence: each key counted times its
+    weight (the pairs counted in C, then each distinct one multiplied)."""
+    total = Counter()
     for (key, weight), n in Counter(occurrences).items():
-        total[key] = total.get(key, 0) + n * weight
+        total[key] += n * weight
     return total
 
 
@@ -292,39 +293,55 @@ class Trainer:
         """Merge pair into the character new in every unit that holds it. Returns the
         weighted counts of the characters before and after the occurrences, how often one
         occurrence directly follows another, and the units that now hold new."""
+        run_of = self.run_of
+        ks = [k for k in self.where.pop(pair) if pair in self.units[k]]
+        # units are numbered by weight, the lightest first: those of weight 1 (most lines of a
+        # text) are counted as they are, the others each occurrence times its unit's weight
+        light = bisect_left(ks, run_of[0][1] if run_of and run_of[0][2] == 1 else 0)
+        before, after, touching = self.merge_in(ks[:light], pair, new)
+        if light < len(ks):
+            heavier = ks[light:]
+            more = self.merge_in(heavier, pair, new, [run_of[k][2] for k in heavier])
+            before.update(more[0])
+            after.update(more[1])
+            touching += more[2]
+        for edge in ('\n', self.spacer, ''):  # line ends, unit ends: no pair there
+            before.pop(edge, None)
+            after.pop(edge, None)
+        return before, after, touching, ks
+
+    def merge_in(self, ks, pair, new, weights=None):
+        """Merge pair into new in the units ks. Returns the counts of the characters before and
+        after the occurrences, and how often one directly follows another, each occurrence
+        counted times the weight of its unit in weights (None: once)."""
         units, spacer = self.units, self.spacer
-        ks = [k for k in self.where.pop(pair) if pair in units[k]]
-        weights = [self.run_of[k][2] for k in ks]
+        if not ks:  # joined, no lines would read as one empty line that starts with the pair
+            return Counter(), Counter(), 0
         if self.large_units:  # a few large units: split each
             split_up = [units[k].split(pair) for k in ks]
             for k, pieces in zip(ks, split_up):
                 units[k] = new.join(pieces)
             lasts = chain.from_iterable(map(last_char, pieces[:-1]) for pieces in split_up)
             firsts = chain.from_iterable(map(first_char, pieces[1:]) for pieces in split_up)
-            # the weight of each occurrence: its unit's
-            each = chain.from_iterable(repeat(weight, len(pieces) - 1)
-                                       for pieces, weight in zip(split_up, weights))
-            starts = sum(weight for pieces, weight in zip(split_up, weights) if pieces[0] == '')
+            unit_of = chain.from_iterable(repeat(n, len(pieces) - 1)
+                                          for n, pieces in enumerate(split_up))
+            starting = [n for n, pieces in enumerate(split_up) if pieces[0] == '']
         else:  # many short lines: one split for all of them, then cut them apart again
             pieces = spacer.join([units[k] for k in ks]).split(pair)
             for k, unit in zip(ks, new.join(pieces).split(spacer)):
                 units[k] = unit
             lasts, firsts = map(last_char, pieces[:-1]), map(first_char, pieces[1:])
-            # the weight of each occurrence: its line's, the line counted by the spacers before it
-            line_of = accumulate(map(methodcaller('count', spacer), pieces[:-1]))
-            each = map(weights.__getitem__, line_of)
-            starts = weights[0] if pieces[0] == '' else 0
-        if weights.count(1) == len(weights):  # the usual case: every unit of weight 1
-            before, after = Counter(lasts), Counter(firsts)
+            # the line of each occurrence: the spacers before it
+            unit_of = accumulate(map(methodcaller('count', spacer), pieces[:-1]))
+            starting = [0] if pieces[0] == '' else []
+        if weights is None:
+            before, after, starts = Counter(lasts), Counter(firsts), len(starting)
         else:
-            each = list(each)
+            each = list(map(weights.__getitem__, unit_of))
             before, after = weighted(zip(lasts, each)), weighted(zip(firsts, each))
+            starts = sum(map(weights.__getitem__, starting))
         # '' before an occurrence: it directly follows another one, or it starts a unit
-        touching = before.pop('', 0) - starts
-        for edge in ('\n', spacer, ''):  # line ends, unit ends: no pair there
-            before.pop(edge, None)
-            after.pop(edge, None)
-        return before, after, touching, ks
+        return before, after, before.pop('', 0) - starts
 
     def refuse_twice(self, text):
         """A ValueError when a merge makes a token that is already in the vocabulary. tokenizers
