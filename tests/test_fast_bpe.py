@@ -181,9 +181,13 @@ class ReplayTest(unittest.TestCase):
         # -1, NaN (json.loads accepts it) or past the end: the lesson's encode puts it in the ids
         for new in [-1, float('nan'), 3, 2.0]:
             tok = BPE(['\ufffd', 'a', 'b'], [[[1, 2], new]])
-            for text in ['abab', 'xab\nab' * 3, 'ab' * (encoding.REPLAY_FROM // 2 + 1)]:
-                with self.subTest(new=new, chars=len(text)):
-                    self.assertEqual(repr(fast.encode(tok, text, jobs=1)), repr(tok.encode(text)))
+            # the last text long enough to be replayed (the threshold lowered: a long text costs
+            # the lesson's encode a tenth of a second)
+            with mock.patch.object(encoding, 'REPLAY_FROM', 20):
+                for text in ['abab', 'xab\nab' * 3, 'ab' * 11]:
+                    with self.subTest(new=new, chars=len(text)):
+                        self.assertEqual(repr(fast.encode(tok, text, jobs=1)),
+                                         repr(tok.encode(text)))
 
 
 class FreeCodePointsTest(unittest.TestCase):
@@ -202,8 +206,10 @@ class FreeCodePointsTest(unittest.TestCase):
 
     def test_encoding_needs_none_when_none_are_left(self):
         tok = fast.train(TEXT, 12)
-        text = TEXT * (encoding.REPLAY_FROM // len(TEXT) + 1)  # long: the replaying encoder
-        with mock.patch.object(encoding, 'spare', return_value=0), \
+        text = TEXT * 3
+        # long enough for the replaying encoder (its threshold lowered), and no code point spare
+        with mock.patch.object(encoding, 'REPLAY_FROM', len(TEXT)), \
+                mock.patch.object(encoding, 'spare', return_value=0), \
                 mock.patch.object(tok, 'encode', side_effect=AssertionError('the lesson\'s loop')):
             self.assertEqual(fast.encode(tok, text, jobs=1), BPE.encode(tok, text))  # line by line
 
