@@ -9,8 +9,9 @@ What it does instead of the lesson's loop
     3. Units. The first merges are of pairs found all over the text: lines of one weight
        are joined into large units (about LARGE characters), so a merge is a few big
        splits. Once the best pair is rare, each line becomes a unit of its own, and a
-       merge rewrites only the lines that hold the pair: all of them joined, split once,
-       cut apart, each occurrence counted times the weight of its line.
+       merge rewrites only the lines that hold the pair: those of weight 1 joined, split
+       once, cut apart, and the heavier ones so too, each occurrence counted times the
+       weight of its line.
     4. Counts, and where to look. Each pair has its weighted count and a list of units
        that may hold it (all that do, perhaps a few more: a pair made by a merge is
        listed in every unit that merge touched). A merge changes only the pairs beside
@@ -297,10 +298,10 @@ class Trainer:
         ks = [k for k in self.where.pop(pair) if pair in self.units[k]]
         # units are numbered by weight, the lightest first: those of weight 1 (most lines of a
         # text) are counted as they are, the others each occurrence times its unit's weight
-        light = bisect_left(ks, run_of[0][1] if run_of and run_of[0][2] == 1 else 0)
-        before, after, touching = self.merge_in(ks[:light], pair, new)
-        if light < len(ks):
-            heavier = ks[light:]
+        ones = bisect_left(ks, run_of[0][1] if run_of and run_of[0][2] == 1 else 0)
+        before, after, touching = self.merge_in(ks[:ones], pair, new)
+        if ones < len(ks):
+            heavier = ks[ones:]
             more = self.merge_in(heavier, pair, new, [run_of[k][2] for k in heavier])
             before.update(more[0])
             after.update(more[1])
@@ -323,6 +324,7 @@ class Trainer:
                 units[k] = new.join(pieces)
             lasts = chain.from_iterable(map(last_char, pieces[:-1]) for pieces in split_up)
             firsts = chain.from_iterable(map(first_char, pieces[1:]) for pieces in split_up)
+            # the unit of each occurrence
             unit_of = chain.from_iterable(repeat(n, len(pieces) - 1)
                                           for n, pieces in enumerate(split_up))
             starting = [n for n, pieces in enumerate(split_up) if pieces[0] == '']
