@@ -345,7 +345,7 @@ class WorkerLifeTest(unittest.TestCase):
 
     def test_a_worker_killed_ends_the_work_in_one_line_within_seconds(self):
         # the work in this thread, not another: then the workers are forks of this process
-        # (with another thread running they would be new Pythons, as the next test's are)
+        # (beside another thread at work, in_processes starts new Pythons, which import this)
         started = time.monotonic()
 
         def never_ends(*_):  # work that waits for ever fails the test, not the suite
