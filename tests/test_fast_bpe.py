@@ -20,7 +20,7 @@ from unittest import mock
 from lab import fast, fast_bpe, kinds
 from lab.fast import encoding, letters, training
 from lab.kinds import CharBPE
-from lab.plumbing import cli
+from lab.plumbing import cli, processes
 from lab.plumbing.measures import has_lines
 from tests.project import (
     ENGLISH,
@@ -345,16 +345,13 @@ class WorkerLifeTest(unittest.TestCase):
 
     def test_a_worker_killed_ends_the_work_in_one_line_within_seconds(self):
         # the work in this thread, not another: then the workers are forks of this process
-        # (beside another thread at work, in_processes starts new Pythons, which import this)
+        # (beside another thread at work, in_processes starts new Pythons, which import this
+        # module: a fifth of a second each, and two of the suite's 60 Pythons). A dead one is
+        # found by its pipe's end, the same for both.
         started = time.monotonic()
-
-        def never_ends(*_):  # work that waits for ever fails the test, not the suite
-            raise AssertionError('the work went on after one of its processes died')
-        old = signal.signal(signal.SIGALRM, never_ends)
-        self.addCleanup(signal.signal, signal.SIGALRM, old)
-        signal.setitimer(signal.ITIMER_REAL, 30)
-        self.addCleanup(signal.setitimer, signal.ITIMER_REAL, 0)
-        with self.assertRaisesRegex(ValueError, 'one of the 2 processes at work died'):
+        never_ends = AssertionError('the work went on after one of its processes died')
+        with self.assertRaisesRegex(ValueError, 'one of the 2 processes at work died'), \
+                processes.clock_limit(30, never_ends):  # fails the test, not the suite
             encoding.in_processes(stand_by, self.folder, killed_at_work, ['a', 'b'], 2)
         self.assertLess(time.monotonic() - started, 10)
         self.assertEqual(still_alive(workers_at_work(self.folder, 2)), [])

@@ -124,8 +124,8 @@ def where_pairs_are(units, counts):
 
 
 def weighted(occurrences):
-    """Counter of (key, weight) pairs, one for each occurrence: each key counted times its
-    weight (the pairs counted in C, then each distinct one multiplied)."""
+    """A Counter of keys from (key, weight) pairs, one for each occurrence: each key counted
+    weight times (the pairs counted in C, then each distinct one multiplied)."""
     total = Counter()
     for (key, weight), n in Counter(occurrences).items():
         total[key] += n * weight
@@ -296,12 +296,13 @@ class Trainer:
         occurrence directly follows another, and the units that now hold new."""
         run_of = self.run_of
         ks = [k for k in self.where.pop(pair) if pair in self.units[k]]
-        # units are numbered by weight, the lightest first: those of weight 1 (most lines of a
-        # text) are counted as they are, the others each occurrence times its unit's weight
-        ones = bisect_left(ks, run_of[0][1] if run_of and run_of[0][2] == 1 else 0)
-        before, after, touching = self.merge_in(ks[:ones], pair, new)
-        if ones < len(ks):
-            heavier = ks[ones:]
+        # units are numbered by weight, the lightest first (units_of), and ks is in that order:
+        # those of weight 1 (most lines of a text) come first and are counted as they are, the
+        # others each occurrence times its unit's weight
+        end_of_ones = bisect_left(ks, run_of[0][1] if run_of and run_of[0][2] == 1 else 0)
+        before, after, touching = self.merge_in(ks[:end_of_ones], pair, new)
+        if end_of_ones < len(ks):
+            heavier = ks[end_of_ones:]
             more = self.merge_in(heavier, pair, new, [run_of[k][2] for k in heavier])
             before.update(more[0])
             after.update(more[1])

@@ -70,7 +70,8 @@ def _what_it_means(error):
         source = Path(mine).read_text(encoding='utf-8', errors='replace')
     except OSError:
         source = ''
-    from lab.learner import explain  # here: a lab starts without the tutor's hints, most never
+    # here, not at the top: a lab starts without the tutor's hints, which most runs never need
+    from lab.learner import explain
     return [(key, dict(fields, file='tokenizer.py'))
             for key, fields in explain.explain(error, mine, source) if key != 'look']
 
@@ -115,7 +116,7 @@ def _calls_the_lesson_wrongly(error):
     them otherwise: a method not typed yet (or typed outside the class), a @classmethod left out."""
     if 'tokenizer' not in sys.modules or not isinstance(error, (AttributeError, TypeError)):
         return False
-    from lab.learner import explain
+    from lab.learner import explain  # (as in _what_it_means)
     lacking = explain.NO_ATTRIBUTE.match(str(error))
     if lacking:
         # a lab's own slip is its own

@@ -67,7 +67,7 @@ def compiled(tree):
         warnings.simplefilter('ignore')
         try:
             return compile(tree, 'tokenizer.py', 'exec', dont_inherit=True)
-        except TypeError:  # required field "lineno" missing
+        except TypeError:  # required field "lineno" (or "col_offset") missing
             if isinstance(tree, str):
                 raise
             return compile(ast.fix_missing_locations(tree), 'tokenizer.py', 'exec',
