@@ -305,20 +305,25 @@ def stand_by(folder):
     FOLDER['path'] = folder
 
 
+def say_at_work(block):
+    """A worker says it is at work: a file named by its pid (workers_at_work reads them)."""
+    (Path(FOLDER['path']) / str(os.getpid())).write_text(str(block))
+
+
 def wait_long(block):
     """Work that never finishes in a test's time: it says its process is at work, then waits."""
-    (Path(FOLDER['path']) / str(os.getpid())).write_text(str(block))
+    say_at_work(block)
     time.sleep(60)
 
 
 def killed_at_work(block):
     """Work whose block 'a' is killed, as the kernel kills a process that takes too much memory,
     once both workers have said they are at work; block 'b' waits."""
-    (Path(FOLDER['path']) / str(os.getpid())).write_text(str(block))
     if block == 'a':
+        say_at_work(block)
         workers_at_work(FOLDER['path'], 2)
         os.kill(os.getpid(), signal.SIGKILL)
-    time.sleep(60)
+    wait_long(block)
 
 
 def workers_at_work(folder, count, seconds=20):
