@@ -21,7 +21,15 @@ from tests.project import MIXED, TEXT, copy_project, inside, messages, trained
 from tests.test_fuzz import fuzz_texts
 
 try:
-    from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers, trainers
+    from tokenizers import (
+        Regex,
+        Tokenizer,
+        decoders,
+        models,
+        normalizers,
+        pre_tokenizers,
+        trainers,
+    )
 except ImportError:  # optional: .ci/run installs it so that the differential tests run there
     Tokenizer = None
 
@@ -283,10 +291,10 @@ class HuggingFaceTest(unittest.TestCase):
         self.assertLess(max(named), 0x40000)
         for name, held in [('L', LETTERS), ('N', NUMBERS)]:
             with self.subTest(name):
-                cut = pre_tokenizers.Split(Regex(f'\\p{{{name}}}+'), 'removed', invert=True)
-                # the runs that match
-                theirs = ''.join(piece for piece, _ in cut.pre_tokenize_str(points))
-                self.assertEqual(''.join(re.findall(f'[{held}]+', points)), theirs)
+                # every other code point taken out: one string back, where a pre-tokenizer would
+                # give each run with its offsets, in six times the time
+                others = normalizers.Replace(Regex(f'\\P{{{name}}}+'), '')
+                self.assertEqual(re.sub(f'[^{held}]+', '', points), others.normalize_str(points))
 
     def test_a_letter_newer_than_this_pythons_unicode_is_cut_as_tokenizers_cuts_it(self):
         text = 'ab\u0870cd \u1c89x'  # Unicode 14.0 and 16.0 letters
