@@ -21,23 +21,34 @@ CHANGED, MOVED, MISSING, ADDED = 'changed', 'moved', 'missing', 'added'
 def parse(source):
     """source as a tree, its type hints left out: def encode(self, text: str) -> list[int] is
     the lesson's def encode(self, text), and ids: list[int] = [] its ids = []."""
-    return _Unhinted().visit(ast.parse(source))
+    tree = ast.parse(source)
+    _unhint(tree.body)
+    return tree
 
 
-class _Unhinted(ast.NodeTransformer):
-    def visit_arg(self, node):
-        node.annotation = None
-        return node
-
-    def visit_FunctionDef(self, node):
-        node.returns = None
-        return self.generic_visit(node)
-
-    def visit_AnnAssign(self, node):
-        if node.value is None or not node.simple:
-            return node  # a name declared, no value: a line of its own the lesson has not
-        return ast.copy_location(ast.Assign(targets=[node.target], value=node.value,
-                                            type_comment=None), node)
+def _unhint(body):
+    """The hints of a list of statements and of those inside them, left out. Statements only:
+    a hint is on a def or an assignment, and visiting every expression as well took longer than
+    parsing (the tutor parses your file again for each line it tries)."""
+    for n, node in enumerate(body):
+        if isinstance(node, ast.AnnAssign) and node.value is not None and node.simple:
+            body[n] = ast.copy_location(ast.Assign(targets=[node.target], value=node.value,
+                                                   type_comment=None), node)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if isinstance(node, ast.FunctionDef):
+                node.returns = None
+            arguments = node.args
+            for arg in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs,
+                        arguments.vararg, arguments.kwarg]:
+                if arg is not None:
+                    arg.annotation = None
+        for field in ('body', 'orelse', 'finalbody', 'handlers', 'cases'):
+            inner = getattr(node, field, None) or []
+            if inner and isinstance(inner[0], ast.stmt):
+                _unhint(inner)
+            else:
+                for part in inner:  # an except or a case: its body
+                    _unhint(part.body)
 
 
 def units(tree, only=None):

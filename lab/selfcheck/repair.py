@@ -33,7 +33,8 @@ def changes(what, mine, theirs, before):
 
 def apply(source, done):
     """A tree of source with each change of done [(change, back)] made, back being {the lesson's
-    name: yours}; None when one cannot be made there (its line is not where it was read)."""
+    name: yours}; None when one cannot be made there (its line is not where it was read). A node
+    put in may have no line yet: trial.compiled gives it its parent's when Python asks."""
     tree = parse(source)
     for change, back in done:
         try:
@@ -41,7 +42,7 @@ def apply(source, done):
                 return None
         except (LookupError, ValueError, AttributeError):
             return None
-    return ast.fix_missing_locations(tree)
+    return tree
 
 
 def _changes(what, mine, theirs, before):
