@@ -33,8 +33,9 @@ def changes(what, mine, theirs, before):
 
 def apply(source, done):
     """A tree of source with each change of done [(change, back)] made, back being {the lesson's
-    name: yours}; None when one cannot be made there (its line is not where it was read). A node
-    put in may have no line yet: trial.compiled gives it its parent's when Python asks."""
+    name: yours}; None when one cannot be made there (its line is not where it was read). Each
+    node put in has its line and column (a pass put in has no end, which compile takes from its
+    start); one without would get its parent's in trial.compiled, when compile asks for it."""
     tree = parse(source)
     for change, back in done:
         try:
