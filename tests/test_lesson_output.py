@@ -46,7 +46,8 @@ class DefaultDataTest(unittest.TestCase):
     def test_training_text_alternates_q_and_a_lines(self):
         self.assertTrue(TEXT.endswith('\n'))
         for n, line in enumerate(TEXT.splitlines()):
-            self.assertTrue(line.startswith('QA'[n % 2] + ': '), line)
+            speaker = 'Q' if n % 2 == 0 else 'A'  # a question first, then its answer
+            self.assertTrue(line.startswith(f'{speaker}: '), line)
 
     def test_first_merges_are_colon_space_then_q_then_a(self):
         tok = BPE.train(TEXT, 12)
