@@ -3,6 +3,8 @@ lesson's way of writing it, a character a Korean keyboard typed, a lab typed wro
 in the wrong place; and it says so on a screen of 24 lines, under any locale.
 
 The files here are checked in one batch (check.check_many), once, by the first test that asks."""
+import ast
+import copy
 import functools
 import io
 import os
@@ -13,7 +15,7 @@ import tokenize
 import unittest
 
 from lab.learner import catalogs
-from lab.selfcheck import check, labs, locate, report, rules
+from lab.selfcheck import check, compare, labs, locate, report, rules
 from tests.project import (
     LESSON_FILES,
     ROOT,
@@ -179,6 +181,24 @@ class LocateTest(unittest.TestCase):
         slip = other.replace('if counts[pair] < 2:', 'if counts[pair] < 1:', 1)
         line = other[:other.index('if counts[pair] < 2:')].count('\n') + 1
         self.assertEqual(locate.locate(slip, parts={3})['line'], line)
+
+    def test_a_line_read_under_other_names_is_the_line_written_with_them(self):
+        # compare.code writes a line out once and puts the names in on each reading; f-strings
+        # with a NUL or inside another are written out each time
+        fstrings = "s = f'{a}\\0{b}\\0'\nt = f\"({','.join([f'{o}.{f}' for f in c])})\"\n"
+        rename = {'ids': 'tokens', 'pair': 'p', 'a': 'x', 'f': 'g'}.get
+        for source in [LESSON, fstrings]:
+            for node in ast.walk(compare.parse(source)):
+                if isinstance(node, (ast.stmt, ast.expr, ast.arguments)):
+                    renamed = copy.deepcopy(node)
+                    for inner in ast.walk(renamed):
+                        if isinstance(inner, ast.Name):
+                            inner.id = rename(inner.id, inner.id)
+                        elif isinstance(inner, ast.arg):
+                            inner.arg = rename(inner.arg, inner.arg)
+                    for _ in range(2):  # written out, then put together again
+                        self.assertEqual(compare.code(node, lambda n: rename(n, n)),
+                                         ast.unparse(renamed))
 
 
 class KeyboardTest(unittest.TestCase):
