@@ -161,6 +161,7 @@ def use_lesson_files(root, labs=False):
     """Put the lesson-style tokenizer.py (and, with labs, the lesson's three labs) in root."""
     shutil.copy(LESSON_FILES / 'tokenizer.py', root / 'tokenizer.py')
     for lab in LESSON_LABS if labs else []:
+        (root / lab).parent.mkdir(exist_ok=True)  # a copy without the library's lab/
         shutil.copy(LESSON_FILES / lab, root / lab)
 
 

@@ -24,6 +24,8 @@ from lab.selfcheck import check
 from tests import gate, test_toolkit
 from tests.project import (
     LESSON_FILES,
+    LESSON_LABS,
+    PARTS,
     ROOT,
     TEXT,
     as_a_terminal_starts_it,
@@ -457,7 +459,7 @@ class LessonLabsExtrasTest(unittest.TestCase):
     hints and one-line errors."""
 
     def test_running_a_lab_as_a_file_gives_a_one_line_hint(self):
-        root = copy_project(self, WITH_LAB)
+        root = copy_project(self, PARTS + LESSON_LABS)  # run as files: nothing else of lab/ loads
         for name in ['bpe_trace', 'unknown', 'token_count']:
             with self.subTest(name):
                 hint = f'run this lab from the project folder as: python3 -m lab.{name}\n'

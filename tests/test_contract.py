@@ -19,6 +19,7 @@ from tests.project import (
     ENGLISH,
     LABS,
     LESSON_FILES,
+    LESSON_LABS,
     ROOT,
     copy_project,
     import_statements,
@@ -87,8 +88,8 @@ class LessonFilesInPlaceTest(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        cls.root = copy_project(cls,
-                                parts=['tokenizer.py', 'settings.json', 'data', 'lab', 'tests'])
+        # the labs run here, from the project's lab/: the copy holds the three the tutor looks for
+        cls.root = copy_project(cls, parts=['tokenizer.py', 'settings.json', 'data', *LESSON_LABS])
         use_lesson_files(cls.root)
         typed = (cls.root / 'tokenizer.py').read_text(encoding='utf-8')
         typed = typed.replace('import json\n', 'import json\nprint("tokenizer.py imported")\n', 1)
@@ -115,7 +116,7 @@ class LessonFilesInPlaceTest(unittest.TestCase):
         with learners_tokenizer(self.root):
             ours = {name: run_inside(self.root, name)[1]
                     for name in ['bpe_trace', 'unknown', 'token_count']}
-        root = copy_project(self, parts=['settings.json', 'data/train.txt', 'lab'])
+        root = copy_project(self, parts=['settings.json', 'data/train.txt'])
         use_lesson_files(root, labs=True)
         shutil.copy(self.root / 'tokenizer.py', root / 'tokenizer.py')  # with the same prints
         shutil.copy(self.root / 'data' / 'tokenizer.json', root / 'data')  # what it saved

@@ -221,11 +221,8 @@ class KeyboardTest(unittest.TestCase):
 class LabsTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.root = copy_project(cls, parts=['settings.json', 'data/train.txt', 'lab'])
-        (cls.root / 'tokenizer.py').write_text(LESSON, encoding='utf-8')
-        for name in ['bpe_trace', 'unknown', 'token_count']:
-            lesson_lab = (LESSON_FILES / 'lab' / f'{name}.py').read_bytes()
-            (cls.root / 'lab' / f'{name}.py').write_bytes(lesson_lab)
+        cls.root = copy_project(cls, parts=['settings.json', 'data/train.txt'])
+        use_lesson_files(cls.root, labs=True)  # the tutor finds them in lab/: none of ours there
 
     @classmethod
     def typed_with_slips(cls):
@@ -302,7 +299,7 @@ class ScreenTest(unittest.TestCase):
 
 class LocaleTest(unittest.TestCase):
     def test_euc_kr_keeps_korean_and_shows_a_dash_it_lacks_as_a_hyphen(self):
-        root = copy_project(self, parts=['settings.json', 'data/train.txt', 'lab'])
+        root = copy_project(self, parts=['settings.json', 'data/train.txt'])
         use_lesson_files(root, labs=True)  # every part typed, the labs too, whatever is typed here
         code, out, _ = run_inside(root, 'selfcheck', '--lang', 'ko', encoding='euc-kr')
         self.assertEqual(code, 0)

@@ -27,6 +27,7 @@ from lab.plumbing import cli, measures, terminal
 from tests.project import (
     ENGLISH,
     LABS,
+    PARTS,
     READS_TEXT,
     ROOT,
     TAKES,
@@ -332,6 +333,15 @@ class RunnerTest(unittest.TestCase):
 
 
 class TerminalTest(unittest.TestCase):
+    @classmethod
+    def copy(cls):
+        """One copy for the labs run on a terminal here, each in a process of its own: made by
+        the first test that asks (it skips while a learner's tokenizer.py fails the tutor)."""
+        if 'root' not in cls.__dict__:
+            cls.root = copy_project(cls, parts=['settings.json', 'data/train.txt', 'lab',
+                                                'tokenizer.py'])
+        return cls.root
+
     def test_colour_only_on_a_terminal_without_no_color_or_term_dumb(self):
         class Terminal(io.StringIO):
             def isatty(self):
@@ -344,15 +354,14 @@ class TerminalTest(unittest.TestCase):
 
     @unittest.skipUnless(hasattr(os, 'openpty'), 'needs a pseudo-terminal')
     def test_long_work_shows_it_is_alive_on_a_terminal_and_clears_the_line(self):
-        root = copy_project(self, parts=['settings.json', 'data/train.txt', 'lab', 'tokenizer.py'])
-        code, seen = on_a_terminal(root, 'vocab_curve')
+        code, seen = on_a_terminal(self.copy(), 'vocab_curve')
         self.assertEqual(code, 0)
         self.assertIn(b'encoding with', seen)
         self.assertTrue(seen.endswith(b'\r' + b' ' * 79 + b'\r'), seen[-100:])  # cleared at the end
 
     @unittest.skipUnless(hasattr(os, 'openpty'), 'needs a pseudo-terminal')
     def test_ctrl_c_during_the_progress_line_starts_its_message_on_a_new_line(self):
-        root = copy_project(self, parts=['settings.json', 'data/train.txt', 'lab', 'tokenizer.py'])
+        root = self.copy()
         rng = random.Random(1)
         (root / 'big.txt').write_text(''.join(rng.choices('abcdefghij \n', k=300_000)))
         leader, follower = os.openpty()  # stderr is a terminal, so the progress line is drawn
@@ -479,8 +488,9 @@ class HostileTextTest(unittest.TestCase):
     an escape raw to the terminal, and none prints a line wider than 80 columns."""
 
     def test_no_lab_prints_an_escape_sequence_raw_or_a_line_too_wide(self):
-        # with lab/: lab.selfcheck then finds the files the tutor checked already, as they are
-        root = copy_project(self, WITH_LAB)
+        # with our three labs in lab/: lab.selfcheck then finds the files the tutor checked
+        # already, as they are (the labs themselves run here, from the project's lab/)
+        root = copy_project(self, PARTS + [f'lab/{name}.py' for name in LESSON_LABS])
         (root / 'evil.txt').write_text(HOSTILE + f'Q: {NO_SPACES}\nA: {NO_SPACES[::-1]}\n',
                                        encoding='utf-8')
         code, _, err = run_inside(root, 'fast_bpe', 'evil.txt', '--merges', '40')
