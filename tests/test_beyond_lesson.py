@@ -287,13 +287,16 @@ class SaveTest(unittest.TestCase):
         self.assert_old_file_survives()
 
     def test_two_processes_saving_at_once_always_leave_one_whole_file(self):
-        # each writer saves its own text 150 times; a reader checks the file all the while
+        # each writer saves its own text 150 times; a reader checks the file all the while, every
+        # half millisecond: that caught a writer that wrote in place in each of 8 tries, and
+        # reading without a pause kept a core busy for as long as the writers took
         code = ('import sys; from pathlib import Path; from tokenizer import save\n'
                 'for n in range(150): save(sys.argv[1] * 20000, Path("tokenizer.json"))')
         writers = [python_c(code, [mark], self.root) for mark in 'AB']
         seen, end = set(), time.monotonic() + 60
         while any(w.poll() is None for w in writers) and time.monotonic() < end:
             seen.add(self.path.read_text(encoding='utf-8'))
+            time.sleep(0.0005)
         for writer in writers:  # past the minute: ended, and the test fails on their status
             writer.kill()
             writer.wait()
