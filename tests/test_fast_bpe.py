@@ -36,6 +36,7 @@ from tests.project import (
     tokenizer_inside,
 )
 from tests.test_fuzz import fuzz_texts
+from tests.workers import killed_at_work, stand_by, workers_at_work
 
 BPE = LESSON_MODULE.BPE  # the lesson's own, which the library is held to
 
@@ -298,45 +299,6 @@ class ParallelEncodeTest(unittest.TestCase):
         self.assertEqual(lengths.tolist(), [len(tok.encode(doc)) + 1 for doc in docs])
 
 
-FOLDER = {}  # in each worker of WorkerLifeTest: where it says it has started
-
-
-def stand_by(folder):
-    FOLDER['path'] = folder
-
-
-def say_at_work(block):
-    """A worker says it is at work: a file named by its pid (workers_at_work reads them)."""
-    (Path(FOLDER['path']) / str(os.getpid())).write_text(str(block))
-
-
-def wait_long(block):
-    """Work that never finishes in a test's time: it says its process is at work, then waits."""
-    say_at_work(block)
-    time.sleep(60)
-
-
-def killed_at_work(block):
-    """Work whose block 'a' is killed, as the kernel kills a process that takes too much memory,
-    once both workers have said they are at work; block 'b' waits."""
-    if block == 'a':
-        say_at_work(block)
-        workers_at_work(FOLDER['path'], 2)
-        os.kill(os.getpid(), signal.SIGKILL)
-    wait_long(block)
-
-
-def workers_at_work(folder, count, seconds=20):
-    """The pids of count workers, once each has said it is at work."""
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        pids = [int(path.name) for path in Path(folder).iterdir()]
-        if len(pids) >= count:
-            return pids
-        time.sleep(0.05)
-    raise AssertionError(f'{count} workers did not start')
-
-
 @unittest.skipUnless(os.name == 'posix' and Path('/proc').is_dir(), 'needs POSIX signals and /proc')
 class WorkerLifeTest(unittest.TestCase):
     """The processes of a parallel encode: a dead one ends the work at once, and Ctrl-C or SIGTERM
@@ -364,7 +326,7 @@ class WorkerLifeTest(unittest.TestCase):
     def lab_of_workers(self):
         """A process running a lab's way (cli.run) that waits on two workers: (it, their pids)."""
         code = ('import sys; from lab.plumbing import cli; from lab.fast import encoding; '
-                'from tests.test_fast_bpe import stand_by, wait_long; '
+                'from tests.workers import stand_by, wait_long; '
                 'cli.run(lambda: encoding.in_processes(stand_by, sys.argv[1], wait_long, '
                 '["a", "b"], 2))')
         process = subprocess.Popen([sys.executable, '-c', code, self.folder], cwd=ROOT, text=True,
