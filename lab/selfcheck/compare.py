@@ -11,6 +11,7 @@ lab/selfcheck/smallest.py's). lab/selfcheck/locate.py uses it to find the line o
 """
 import ast
 import difflib
+import functools
 import weakref
 
 from lab.learner.parts import UNITS
@@ -398,8 +399,8 @@ def pair_up(yours, lessons, a, b):
     pairs, j = [], 0
     for n, one in enumerate(yours):
         best = max(range(j, len(lessons)), default=None,
-                   key=lambda k: difflib.SequenceMatcher(None, str(a[n]), str(b[k])).ratio())
-        if best is None or difflib.SequenceMatcher(None, str(a[n]), str(b[best])).ratio() < 0.5:
+                   key=lambda k: similarity(str(a[n]), str(b[k])))
+        if best is None or similarity(str(a[n]), str(b[best])) < 0.5:
             pairs.append((one, None))
             continue
         pairs += [(None, lesson) for lesson in lessons[j:best]]
@@ -411,8 +412,14 @@ def pair_up(yours, lessons, a, b):
 def ratio(a, b, one, other, mine, theirs):
     if not (one and other):
         return 0.0
-    return difflib.SequenceMatcher(None, str(a[mine.index(one)]),
-                                   str(b[theirs.index(other)])).ratio()
+    return similarity(str(a[mine.index(one)]), str(b[theirs.index(other)]))
+
+
+@functools.lru_cache(maxsize=4096)
+def similarity(line, other):
+    """How alike two lines are, as difflib measures it (1.0: the same): kept, for the tutor asks
+    it of the same two lines again for each trial of a file, and for each file a batch holds."""
+    return difflib.SequenceMatcher(None, line, other).ratio()
 
 
 def script_units(tree):
