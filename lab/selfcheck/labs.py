@@ -20,7 +20,6 @@ from pathlib import Path
 
 from lab.learner import explain
 from lab.plumbing import reading
-from lab.selfcheck import locate, slip_lines, traced
 
 NAMES = ['bpe_trace', 'unknown', 'token_count']  # in the order the lesson has you type them
 LESSON = Path(__file__).resolve().parent / 'lesson'
@@ -131,6 +130,9 @@ def check(name, folder, printed, text, merges):
     """The answer for one lab: passed, or failed with the first line it prints otherwise than the
     lesson's lab, or with its error in words; and, either way, the line of the lab that differs
     from the lesson's lab, among those that ran (printed: the class that keeps what it prints)."""
+    # here, not above: the tutor's own process only finds the labs, and starts some 20 ms sooner
+    # without the search; the child's server has these imported before it forks (child.py)
+    from lab.selfcheck import locate, slip_lines, traced
     path = Path(folder, 'lab', f'{name}.py')
     source = path.read_text(encoding='utf-8', errors='replace')
     ran = set()
