@@ -513,7 +513,8 @@ class HostileLearnerFileTest(unittest.TestCase):
                                "os.mkfifo('data/tokenizer.json')"),
             'zero': after_main("import os\nos.remove('data/tokenizer.json')\n"
                                "os.symlink('/dev/zero', 'data/tokenizer.json')"),
-            'prints': LESSON.replace('import json\n', "import json\nprint('x' * 2**20 * 20)\n", 1),
+            # a million characters as it is imported: far past the 64 KB of each end kept
+            'prints': LESSON.replace('import json\n', "import json\nprint('x' * 2**20)\n", 1),
             'huge': LESSON.replace('    result, i = [], 0\n', "    raise ValueError('z' * 2**20)\n",
                                    1),
             'interrupted': LESSON.replace('    result, i = [], 0\n',
