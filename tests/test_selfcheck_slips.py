@@ -182,6 +182,12 @@ class LocateTest(unittest.TestCase):
         line = other[:other.index('if counts[pair] < 2:')].count('\n') + 1
         self.assertEqual(locate.locate(slip, parts={3})['line'], line)
 
+    def test_a_helper_of_ones_own_in_place_of_a_line_of_the_lessons_is_the_line_that_differs(self):
+        helper = LESSON.replace('        ids = [vocab.index(c) for c in text]',
+                                '        def index(c):\n            return vocab.index(c)\n'
+                                '        ids = [index(c) for c in text]')
+        self.assertEqual(locate.locate(helper)['yours'], 'def index(c):')
+
     def test_a_line_read_under_other_names_is_the_line_written_with_them(self):
         # compare.code writes a line out once and puts the names in on each reading; f-strings
         # with a NUL or inside another are written out each time

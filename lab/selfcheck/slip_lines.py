@@ -33,8 +33,10 @@ def slip_of(source, difference):
                 'yours': statement_text(source.splitlines(), item),
                 'lesson': '', 'here': difference.token}
     what, one, other, line = difference.what, difference.one, difference.other, difference.line
+    # a def of yours in place of the lesson's statement (a helper of your own) has no decorators
+    # to compare with
     if what == CHANGED and isinstance(one.node, ast.FunctionDef) and \
-            decorators(one) != decorators(other):
+            isinstance(other.node, ast.FunctionDef) and decorators(one) != decorators(other):
         one, other = decorator_item(one), decorator_item(other)  # @staticmethod for @classmethod
         line = one.lineno
     lines = source.splitlines()
