@@ -324,13 +324,17 @@ def used_names(unit_items):
 
 def header_names(node):
     """The Name nodes of a statement (its header only, for a compound one), in the order they are
-    written; kept on the node: the lesson's statements are asked again and again."""
-    found = getattr(node, 'header_names', None)
+    written; kept for the node, not on it (a copy of a node would carry them, and a trial's copy
+    holds other names): the lesson's statements are asked again and again."""
+    found = _HEADER_NAMES.get(node)
     if found is None:
-        found = node.header_names = sorted((n for n in ast.walk(shallow(node))
-                                            if isinstance(n, ast.Name)),
-                                           key=lambda n: (n.lineno, n.col_offset))
+        found = _HEADER_NAMES[node] = sorted((n for n in ast.walk(shallow(node))
+                                              if isinstance(n, ast.Name)),
+                                             key=lambda n: (n.lineno, n.col_offset))
     return found
+
+
+_HEADER_NAMES = weakref.WeakKeyDictionary()  # {node: its Name nodes, in the order written}
 
 
 def shallow(node):
