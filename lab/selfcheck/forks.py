@@ -42,7 +42,7 @@ def serve():
     # killed when the server ends
     child.adopt_orphans()
     # what the server holds (the child's modules, imported): a child's collector leaves it, and
-    # its pages, alone, rather than copying them as it goes over it (some 2,800 pages in a batch
+    # its pages, alone, rather than copying them as it goes over it (some 1,700 pages in a batch
     # of the tests)
     gc.freeze()
     while True:
