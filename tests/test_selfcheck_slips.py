@@ -15,7 +15,7 @@ import tokenize
 import unittest
 
 from lab.learner import catalogs
-from lab.selfcheck import check, compare, labs, locate, report, rules
+from lab.selfcheck import check, compare, labs, locate, report, rules, written
 from tests.project import (
     LESSON_FILES,
     ROOT,
@@ -189,7 +189,7 @@ class LocateTest(unittest.TestCase):
         self.assertEqual(locate.locate(helper)['yours'], 'def index(c):')
 
     def test_a_line_read_under_other_names_is_the_line_written_with_them(self):
-        # compare.code writes a line out once and puts the names in on each reading; f-strings
+        # written.code writes a line out once and puts the names in on each reading; f-strings
         # with a NUL or inside another are written out each time
         fstrings = "s = f'{a}\\0{b}\\0'\nt = f\"({','.join([f'{o}.{f}' for f in c])})\"\n"
         rename = {'ids': 'tokens', 'pair': 'p', 'a': 'x', 'f': 'g'}.get
@@ -203,7 +203,7 @@ class LocateTest(unittest.TestCase):
                         elif isinstance(inner, ast.arg):
                             inner.arg = rename(inner.arg, inner.arg)
                     for _ in range(2):  # written out, then put together again
-                        self.assertEqual(compare.code(node, lambda n: rename(n, n)),
+                        self.assertEqual(written.code(node, lambda n: rename(n, n)),
                                          ast.unparse(renamed))
 
 

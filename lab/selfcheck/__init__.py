@@ -30,6 +30,7 @@ What is where:
   locate.py    where the slip is (compare.py: your functions beside the lesson's ways): the
                line whose trial makes the failed rule hold
   traced.py    which lines of your file run while a rule fails
+  written.py   a line as code, its names read as yours or the lesson's (compare.py reads by it)
   slip_lines.py  the slip in words: your line beside the lesson's, among the rule's lines
   smallest.py  inside a line that differs, the smallest expression that does
   repair.py    a trial: a line of yours put back as the lesson's way writes it

@@ -7,8 +7,9 @@ import re
 
 from lab.learner import keyboard
 from lab.learner.parts import UNITS
-from lab.selfcheck.compare import CHANGED, MISSING, MOVED, Item, code, first_line
+from lab.selfcheck.compare import CHANGED, MISSING, MOVED, Item, first_line
 from lab.selfcheck.smallest import smallest_difference
+from lab.selfcheck.written import code
 
 
 class Token:

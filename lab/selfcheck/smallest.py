@@ -3,7 +3,8 @@ the line of yours it names (`pair` here, `new_id` in the lesson), each side in i
 """
 import ast
 
-from lab.selfcheck.compare import ClassHeader, code, function_header, loop_header
+from lab.selfcheck.compare import ClassHeader
+from lab.selfcheck.written import code, function_header, loop_header
 
 
 def smallest_difference(mine, theirs, rename):
