@@ -695,16 +695,35 @@ class SlipsInOneForkTest(unittest.TestCase):
             if name == 'ends':  # a trial of the learner's code that ends its process
                 os._exit(0)
             return {'rule': name}
-        with tempfile.TemporaryDirectory() as folder:
+        with tempfile.TemporaryDirectory() as tmp:
+            folder = os.path.join(tmp, '0')  # a job's folder, as check_many makes it
             check.copy_for_check(LESSON, Path(folder), check.lesson())
             failed = [(name, ['failed', []], 1, set(), set(), True, [])
                       for name in ['a', 'ends', 'b']]
             with mock.patch.object(child, 'slip_for', slip_for), \
                     mock.patch.object(child.slip_lines, 'said', lambda lines, slip: slip), \
-                    working_in(Path(folder)):  # the fork's trials/ is made beside the child's
+                    working_in(Path(folder)):
                 named = list(child.named_slips([(0, folder, LESSON, None, failed)]))
         self.assertEqual(named, [(0, 'a', ['failed', {'rule': 'a'}]),
                                  (0, 'b', ['failed', {'rule': 'b'}])])
+
+    def test_the_trials_of_every_job_of_a_child_run_in_one_folder_beside_the_jobs(self):
+        def slip_for(name, names, folder, *_):
+            return {'job': os.path.basename(folder), 'in': os.getcwd()}
+        with tempfile.TemporaryDirectory() as tmp:
+            searches = []
+            for job in range(3):
+                folder = os.path.join(tmp, str(job))  # as check_many makes them
+                check.copy_for_check(LESSON, Path(folder), check.lesson())
+                searches.append((job, folder, LESSON, None,
+                                 [('a', ['failed', []], 1, set(), set(), True, [])]))
+            with mock.patch.object(child, 'slip_for', slip_for), \
+                    mock.patch.object(child.slip_lines, 'said', lambda lines, slip: slip), \
+                    working_in(Path(tmp)):
+                named = list(child.named_slips(searches))
+            self.assertEqual([(job, said['job'], said['in']) for job, _, (_, said) in named],
+                             [(job, str(job), os.path.join(tmp, 'trials-0')) for job in range(3)])
+            self.assertEqual(sorted(os.listdir(tmp)), ['0', '1', '2', 'trials-0'])
 
 
 class CommandLineTest(unittest.TestCase):

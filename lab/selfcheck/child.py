@@ -171,14 +171,15 @@ def named_slips(searches):
     done = 0
     while done < len(tasks):
         left = tasks[done:]
-        try:  # its trials/ beside the job's files, wherever your code went
+        try:  # the trials' folder, its files copied from a job's, wherever your code went
             os.chdir(left[0][1])
-            trial_run.scratch_folder()
+            scratch = trial_run.scratch_folder(tasks[0][1])
         except OSError:  # your code took its folder (or the lesson's files in it) away
             done += 1
             continue
         try:
-            found = trial_run.in_a_fork(functools.partial(slips_of, left), SEARCH * len(left))
+            found = trial_run.in_a_fork(functools.partial(slips_of, left, scratch),
+                                        SEARCH * len(left), scratch)
         except OSError:  # no fork to be had (too many processes, no memory): the answers stand
             return
         for (job, _, _, _, name, answer, *_), slip in zip(left, found):
@@ -187,20 +188,20 @@ def named_slips(searches):
         done += len(found) + (len(found) < len(left))  # none for the task it was on
 
 
-def slips_of(tasks):
-    """In the fork: the slip of each task (or None), each job's tasks in its own folder, with
-    the module its tokenizer.py made and nothing learned of another job's file."""
+def slips_of(tasks, scratch):
+    """In the fork: the slip of each task (or None), each job's tasks run in scratch, with the
+    module its tokenizer.py made (imported from its own folder) and nothing learned of another
+    job's file."""
     folder = None
     for job, there, source, module, name, answer, limit, settled, stopped, first, names in tasks:
         if there != folder:
             folder = there
-            os.chdir(folder)
             sys.path[0] = folder
             if module is None:
                 sys.modules.pop('tokenizer', None)
             else:
                 sys.modules['tokenizer'] = module
-            os.chdir(trial_run.scratch_folder())
+            os.chdir(scratch)
             locate.forget()
         try:
             yield slip_for(name, names, folder, source, limit, settled, stopped,

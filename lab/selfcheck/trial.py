@@ -147,13 +147,11 @@ def lessons_time(name):
         sys.modules['tokenizer'] = kept
 
 
-def in_a_fork(work, seconds):
-    """What the generator work() yields, run in a fork of this process, in a folder of its own
-    (trials/, beside the child's, with the lesson's settings.json and data/train.txt), bounded by
-    seconds of CPU time (and WALL times as long by the clock): a list of what it gave, through
-    JSON, one line each as it comes, so that work that runs out of time keeps what it found.
-    Where there is no fork, here, under the same limit."""
-    folder = scratch_folder()
+def in_a_fork(work, seconds, folder):
+    """What the generator work() yields, run in a fork of this process, in folder (scratch_folder),
+    bounded by seconds of CPU time (and WALL times as long by the clock): a list of what it gave,
+    through JSON, one line each as it comes, so that work that runs out of time keeps what it
+    found. Where there is no fork, here, under the same limit."""
     found = []
     if not hasattr(os, 'fork'):
         try:
@@ -207,10 +205,13 @@ def in_a_fork(work, seconds):
     return found
 
 
-def scratch_folder():
-    """A folder beside the child's with the lesson's settings.json and data/train.txt, where the
-    trials run: what one writes there, the next overwrites."""
-    folder = os.path.abspath('trials')
+def scratch_folder(first_job):
+    """The folder where the trials run, with the lesson's settings.json and data/train.txt (copied
+    from the job folder the child is in): one a child, beside the folder of its first job, made
+    at the first search. What one trial writes there, the next overwrites. Not one a job: a file
+    made costs the system's time, the more the more were removed lately (ext4 passes over the
+    inodes freed in the last minutes), and the tests check a few hundred files."""
+    folder = os.path.join(os.path.dirname(first_job), f'trials-{os.path.basename(first_job)}')
     if not os.path.isdir(folder):
         os.makedirs(os.path.join(folder, 'data'))
         for name in ['settings.json', os.path.join('data', 'train.txt')]:
