@@ -688,6 +688,21 @@ class HostileLearnerFileTest(unittest.TestCase):
         self.assertEqual(raised.exception.args[0][0], 'file_not_regular')
 
 
+class BatchFoldersTest(unittest.TestCase):
+    def test_the_jobs_of_a_batch_link_the_lessons_files_of_the_first_and_hold_their_own_file(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            first, second = Path(tmp) / '0', Path(tmp) / '1'
+            check.copy_for_check(LESSON, first, 'the text\n')
+            check.copy_for_check('# mine\n', second, 'the text\n', like=first)
+            for name in ['settings.json', 'data/train.txt']:
+                self.assertTrue((first / name).samefile(second / name), name)
+            self.assertEqual((second / 'data' / 'train.txt').read_text(encoding='utf-8'),
+                             'the text\n')
+            self.assertEqual((second / 'tokenizer.py').read_text(encoding='utf-8'), '# mine\n')
+            self.assertEqual(json.loads((second / 'settings.json').read_text(encoding='utf-8')),
+                             {'merges': rules.LESSON_MERGES})
+
+
 class SlipsInOneForkTest(unittest.TestCase):
     @unittest.skipUnless(hasattr(os, 'fork'), 'the search runs in the child itself without fork')
     def test_a_fork_a_trial_ends_is_followed_by_another_from_the_next_rule(self):

@@ -233,7 +233,7 @@ def check_many(sources, lesson_text, broken=None, children=1, seconds=runner.SEC
         jobs, typed = [], []
         for n, (source, found) in enumerate(zip(sources, typed_labs)):
             folder = Path(tmp) / str(n)
-            copy_for_check(source, folder, lesson_text)
+            copy_for_check(source, folder, lesson_text, like=Path(tmp) / '0' if n else None)
             names = typed_names(source)
             for lab, (text, _) in (found or {}).items():
                 if text is not None:
@@ -298,12 +298,29 @@ def run_children(jobs, seconds=runner.SECONDS, hash_seed=True, search=True):
     return answers
 
 
-def copy_for_check(source, folder, lesson_text):
-    """A folder with source as tokenizer.py beside the lesson's settings.json and data/train.txt."""
+def copy_for_check(source, folder, lesson_text, like=None):
+    """A folder with source as tokenizer.py beside the lesson's settings.json and data/train.txt;
+    like: a folder made so before, whose two lesson's files are linked, not copied. For the
+    jobs of a batch: a file made costs the system the more time the more were removed lately
+    (ext4 without a journal passes over them), and the tests check a few hundred. A file's code
+    that writes over them reaches the jobs after it: such a file is checked in a batch of its
+    own (check_many)."""
     (folder / 'data').mkdir(parents=True)
     (folder / 'tokenizer.py').write_text(source, encoding='utf-8')
-    (folder / 'settings.json').write_text(f'{{"merges": {rules.LESSON_MERGES}}}', encoding='utf-8')
-    (folder / 'data' / 'train.txt').write_text(lesson_text, encoding='utf-8')
+    lessons = {'settings.json': f'{{"merges": {rules.LESSON_MERGES}}}',
+               'data/train.txt': lesson_text}
+    for name, text in lessons.items():
+        if like is None or not _linked(like / name, folder / name):
+            (folder / name).write_text(text, encoding='utf-8')
+
+
+def _linked(existing, new):
+    """Whether new was made a hard link to existing (a file system may have none)."""
+    try:
+        os.link(existing, new)
+        return True
+    except OSError:
+        return False
 
 
 def verdicts(typed, found, broken=None):
