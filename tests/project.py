@@ -29,8 +29,11 @@ from lab.plumbing import cli
 from tests import gate
 
 ROOT = Path(__file__).resolve().parent.parent
-# what a copy of the project holds: what the labs read. A lab run inside a test's process imports
-# the project's own lab/; one run in a process of its own imports the copy's (WITH_LAB)
+# what a copy of the project holds: what the labs read. A lab imports the project's own lab/:
+# run inside a test's process, as it is; in a process of its own, found on the path it is given
+# (ours_on_path). A copy with a lab/ of its own (WITH_LAB) is for what needs one: a hundred
+# files made and removed, and a file made costs the system the more time the more were
+# removed lately (ext4 without a journal passes over them)
 PARTS = ['tokenizer.py', 'settings.json', 'data/train.txt', 'data/mixed.txt']
 WITH_LAB = PARTS + ['lab']
 LESSON_FILES = ROOT / 'lab' / 'selfcheck' / 'lesson'  # what a learner types from the lesson
@@ -165,6 +168,14 @@ def as_a_terminal_starts_it():
     terminal gives it. A shell starts a command put in the background (cmd &) with Ctrl-C
     ignored, and the process would inherit that: the test would wait on it for ever."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def ours_on_path(env=None):
+    """The environment (os.environ and env) of a process run in a copy of the project without
+    lab/: the project on PYTHONPATH, after the folder the process runs in, whose tokenizer.py
+    it imports."""
+    path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get('PYTHONPATH')]))
+    return {**os.environ, **(env or {}), 'PYTHONPATH': path}
 
 
 def use_lesson_files(root, labs=False):

@@ -29,7 +29,6 @@ from tests.project import (
     ROOT,
     TEXT,
     as_a_terminal_starts_it,
-    WITH_LAB,
     copy_project,
     in_a_fork,
     inside,
@@ -490,7 +489,7 @@ class LessonLabsExtrasTest(unittest.TestCase):
 
     @unittest.skipUnless(hasattr(os, 'openpty'), 'needs a pseudo-terminal')
     def test_token_count_shows_on_a_terminal_which_count_it_trains(self):
-        code, seen = test_toolkit.on_a_terminal(copy_project(self, WITH_LAB), 'token_count')
+        code, seen = test_toolkit.on_a_terminal(copy_project(self), 'token_count')
         self.assertEqual(code, 0)
         self.assertIn(b'training with 48 merges', seen)
         self.assertTrue(seen.endswith(b'\r' + b' ' * 79 + b'\r'), seen[-100:])  # cleared at the end

@@ -6,7 +6,6 @@ BPE from it, and everything must work with a file that has nothing more.
 """
 import ast
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -26,6 +25,7 @@ from tests.project import (
     inside,
     lab_files,
     learners_tokenizer,
+    ours_on_path,
     run_inside,
     script_inside,
     tokenizer_inside,
@@ -138,7 +138,7 @@ class LearnerBugSeenFromALabTest(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        cls.root = copy_project(cls, parts=['settings.json', 'data/train.txt', 'lab'])
+        cls.root = copy_project(cls, parts=['settings.json', 'data/train.txt'])
         use_lesson_files(cls.root)
         cls.lesson = (cls.root / 'tokenizer.py').read_text(encoding='utf-8')
         assert tokenizer_inside(cls.root).returncode == 0
@@ -181,7 +181,7 @@ class LearnerBugSeenFromALabTest(unittest.TestCase):
     def test_an_error_as_tokenizer_py_is_imported_is_said_in_the_locales_language(self):
         # before the lab's parser is made: its excepthook reads the locale, as the parser would
         self.typed_with('def merge(', 'def merg(')
-        korean = {**os.environ, **ENGLISH, 'LANG': 'ko_KR.UTF-8'}
+        korean = ours_on_path({**ENGLISH, 'LANG': 'ko_KR.UTF-8'})
         done = subprocess.run([sys.executable, '-m', 'lab.merge_order'], cwd=self.root, env=korean,
                               capture_output=True, text=True, encoding='utf-8', timeout=60)
         self.assertEqual(done.returncode, 1, done.stderr)

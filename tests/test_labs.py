@@ -44,6 +44,7 @@ from tests.project import (
     english_sentences,
     inside,
     messages,
+    ours_on_path,
     run_inside,
     still_alive,
     trained,
@@ -672,7 +673,7 @@ class SpeedTest(unittest.TestCase):
         self.assertEqual(row.split()[1:3], ['110,000', '5'])
 
     def test_a_childs_figures_are_found_among_the_megabytes_a_tokenizer_py_prints(self):
-        root = copy_project(self, parts=['lab', 'tokenizer.py', 'settings.json'])
+        root = copy_project(self, parts=['tokenizer.py', 'settings.json'])
         tokenizer = root / 'tokenizer.py'  # the lesson's row imports it, in the child
         tokenizer.write_text(
             "print('debug ' * 2**20, end='')\n" + tokenizer.read_text(encoding='utf-8-sig'),
@@ -681,8 +682,10 @@ class SpeedTest(unittest.TestCase):
         gate.learners(5)
         from lab import speed
         child = ['--child', 'lesson', 'mid.txt', '1', '--lesson-merges', '1']
-        code, out, err = processes.run_bounded([sys.executable, '-m', 'lab.speed', *child], root,
-                                               speed.CHILD_SECONDS)  # as lab.speed runs it
+        with mock.patch.dict(os.environ, ours_on_path()):  # our lab/: the copy has none
+            # as lab.speed runs it
+            code, out, err = processes.run_bounded([sys.executable, '-m', 'lab.speed', *child],
+                                                   root, speed.CHILD_SECONDS)
         self.assertEqual(code, 0, err[-500:])
         self.assertIn('debug debug', out)  # the end of the megabyte, kept
         self.assertEqual(sorted(speed.figures_in(out)), ['fast', 'lesson'])

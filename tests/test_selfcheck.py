@@ -30,13 +30,15 @@ from lab.selfcheck import check, child, report, rules, runner
 from tests.project import (
     ENGLISH,
     LESSON_FILES,
+    LESSON_LABS,
+    PARTS,
     ROOT,
     RULE_SECONDS,
     as_a_terminal_starts_it,
-    WITH_LAB,
     copy_project,
     inside,
     messages,
+    ours_on_path,
     run_inside,
     started,
     still_alive,
@@ -744,7 +746,9 @@ class SlipsInOneForkTest(unittest.TestCase):
 class CommandLineTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.root = copy_project(cls, WITH_LAB)  # the tutor's command runs as a process
+        # the lesson's labs: the tutor checks those beside the file (its own, it imports from
+        # the path, even in a process of its own: ours_on_path)
+        cls.root = copy_project(cls, PARTS + LESSON_LABS)
         # the run that waits on the tutor's children, begun now, taken by its test
         cls.runs = {'watch': started(watch_a_learner_typing, cls.root)}
 
@@ -820,7 +824,7 @@ def watch_a_learner_typing(root):
     command_line = [sys.executable, '-m', 'lab.selfcheck', 'watched.py', '--watch', '--lang', 'ko']
     process = subprocess.Popen(command_line, cwd=root, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE,
-                               text=True, env=dict(os.environ, PYTHONIOENCODING='utf-8'),
+                               text=True, env=ours_on_path({'PYTHONIOENCODING': 'utf-8'}),
                                preexec_fn=as_a_terminal_starts_it)
     seen = []
     watching = catalogs.catalog('ko')['watching']

@@ -32,11 +32,11 @@ from tests.project import (
     ROOT,
     TAKES,
     as_a_terminal_starts_it,
-    WITH_LAB,
     copy_project,
     english_sentences,
     lab_files,
     messages,
+    ours_on_path,
     run_inside,
     trained,
 )
@@ -61,7 +61,7 @@ def on_a_terminal(root, name, *args):
     leader, follower = os.openpty()
     done = subprocess.run([sys.executable, '-m', f'lab.{name}', *args], cwd=root,
                           stdout=subprocess.PIPE,
-                          stderr=follower, timeout=60, env={**os.environ, **ENGLISH})
+                          stderr=follower, timeout=60, env=ours_on_path(ENGLISH))
     os.close(follower)
     seen = os.read(leader, 65536)
     os.close(leader)
@@ -81,7 +81,7 @@ class EveryLabTest(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        cls.root = copy_project(cls, WITH_LAB)  # some labs run in processes of their own
+        cls.root = copy_project(cls)
         trained(cls.root)
         assert run_inside(cls.root, 'export_hf')[0] == 0  # what lab.import_hf reads by default
 
@@ -193,7 +193,7 @@ class EveryLabTest(unittest.TestCase):
             os.close(read)  # the reader is gone before the lab writes a byte
             process = subprocess.Popen([sys.executable, *lab_args(name)], cwd=self.root,
                                        stdout=write,
-                                       stderr=subprocess.PIPE)
+                                       stderr=subprocess.PIPE, env=ours_on_path())
             os.close(write)
             err = process.communicate(timeout=60)[1].decode('utf-8', 'replace')
             return process.returncode, err
@@ -315,7 +315,7 @@ class RunnerTest(unittest.TestCase):
 
     @unittest.skipUnless(hasattr(signal, 'SIGINT') and os.name == 'posix', 'needs POSIX signals')
     def test_a_real_ctrl_c_in_a_lab_is_one_line_and_exit_130(self):
-        root = copy_project(self, parts=['tokenizer.py', 'lab'])
+        root = copy_project(self, parts=['tokenizer.py'])
         code = ('import builtins, os, runpy, sys, time; real = builtins.print\n'
                 'def slow(*a, **k):\n'
                 '    builtins.print = real; os.write(2, b"running\\n"); time.sleep(5); '
@@ -325,7 +325,7 @@ class RunnerTest(unittest.TestCase):
         process = subprocess.Popen([sys.executable, '-c', code], cwd=root, stdout=subprocess.PIPE,
                                    stderr=subprocess.PIPE, text=True,
                                    preexec_fn=as_a_terminal_starts_it,
-                                   env={**os.environ, **ENGLISH})
+                                   env=ours_on_path(ENGLISH))
         self.assertEqual(process.stderr.readline(), 'running\n')  # inside main, at its first print
         process.send_signal(signal.SIGINT)
         out, err = process.communicate(timeout=30)
@@ -338,7 +338,7 @@ class TerminalTest(unittest.TestCase):
         """One copy for the labs run on a terminal here, each in a process of its own: made by
         the first test that asks (it skips while a learner's tokenizer.py fails the tutor)."""
         if 'root' not in cls.__dict__:
-            cls.root = copy_project(cls, parts=['settings.json', 'data/train.txt', 'lab',
+            cls.root = copy_project(cls, parts=['settings.json', 'data/train.txt',
                                                 'tokenizer.py'])
         return cls.root
 
@@ -370,7 +370,7 @@ class TerminalTest(unittest.TestCase):
                                     '--out', 'big.json'],
                                    cwd=root, stdout=subprocess.DEVNULL, stderr=follower,
                                    preexec_fn=as_a_terminal_starts_it,
-                                   env={**os.environ, **ENGLISH})
+                                   env=ours_on_path(ENGLISH))
         os.close(follower)
         seen = b''
         while b'merges ' not in seen:
