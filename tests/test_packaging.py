@@ -14,7 +14,9 @@ import contextlib
 import functools
 import importlib.metadata
 import io
+import os
 import re
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -53,13 +55,13 @@ def tracked_files():
 
 def build_and_run(tracked):
     """(the names the archive holds, the finished run of the lesson's rule tests in it, what the
-    build printed): the archive built from a clean copy of the tracked files, unpacked, and its
-    tests run."""
+    build printed): the archive built from a clean tree of the tracked files (linked), unpacked,
+    and its tests run."""
     with tempfile.TemporaryDirectory() as tmp:
         source = Path(tmp) / 'source'
         for name in tracked:  # a clean copy: building writes an .egg-info beside the sources
             (source / name).parent.mkdir(parents=True, exist_ok=True)
-            (source / name).write_bytes((ROOT / name).read_bytes())
+            linked_or_copied(ROOT / name, source / name)
         built, said = in_a_fork(functools.partial(build_sdist, source, Path(tmp) / 'dist'), 300)
         with tarfile.open(built) as tar:
             # names inside are 'xslm_tokenizer-0.1.0/lab/plumbing/cli.py': drop the top folder
@@ -72,6 +74,15 @@ def build_and_run(tracked):
         ran = subprocess.run([sys.executable, '-m', 'unittest', *LESSON_RULE_TESTS], cwd=unpacked,
                              capture_output=True, text=True, timeout=300)
         return shipped, ran, said
+
+
+def linked_or_copied(existing, new):
+    """new, a hard link to existing (not a file made: the build only reads its sources; what it
+    archives, it copies into a folder of its own first), or a copy where a link cannot be made."""
+    try:
+        os.link(existing, new)
+    except OSError:  # another file system, or none that links
+        shutil.copyfile(existing, new)
 
 
 def build_sdist(source, folder):
