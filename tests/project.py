@@ -31,11 +31,10 @@ from tests import gate
 ROOT = Path(__file__).resolve().parent.parent
 # what a copy of the project holds: what the labs read. A lab imports the project's own lab/:
 # run inside a test's process, as it is; in a process of its own, found on the path it is given
-# (ours_on_path). A copy with a lab/ of its own (WITH_LAB) is for what needs one: a hundred
-# files made and removed, and a file made costs the system the more time the more were
-# removed lately (ext4 without a journal passes over them)
+# (ours_on_path). A copy of lab/ is a hundred files made and removed, and a file made costs the
+# system the more time the more were removed lately (ext4 without a journal passes over them):
+# only a test that changes lab/ copies it (tests/test_house.py's recipes)
 PARTS = ['tokenizer.py', 'settings.json', 'data/train.txt', 'data/mixed.txt']
-WITH_LAB = PARTS + ['lab']
 LESSON_FILES = ROOT / 'lab' / 'selfcheck' / 'lesson'  # what a learner types from the lesson
 LESSON_LABS = ['lab/bpe_trace.py', 'lab/unknown.py', 'lab/token_count.py']
 # seconds of CPU time the tutor gives a rule in the tests, not its two: a loop that never ends
