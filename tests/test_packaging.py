@@ -59,7 +59,7 @@ def build_and_run(tracked):
     and its tests run."""
     with tempfile.TemporaryDirectory() as tmp:
         source = Path(tmp) / 'source'
-        for name in tracked:  # a clean copy: building writes an .egg-info beside the sources
+        for name in tracked:  # a clean tree: building writes an .egg-info beside the sources
             (source / name).parent.mkdir(parents=True, exist_ok=True)
             linked_or_copied(ROOT / name, source / name)
         built, said = in_a_fork(functools.partial(build_sdist, source, Path(tmp) / 'dist'), 300)

@@ -746,8 +746,8 @@ class SlipsInOneForkTest(unittest.TestCase):
 class CommandLineTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        # the lesson's labs: the tutor checks those beside the file (its own, it imports from
-        # the path, even in a process of its own: ours_on_path)
+        # the lesson's three labs, which the tutor checks beside the file; the rest of lab/ is
+        # ours, imported from the path even by the tutor's own process (ours_on_path)
         cls.root = copy_project(cls, PARTS + LESSON_LABS)
         # the run that waits on the tutor's children, begun now, taken by its test
         cls.runs = {'watch': started(watch_a_learner_typing, cls.root)}

@@ -301,10 +301,10 @@ def run_children(jobs, seconds=runner.SECONDS, hash_seed=True, search=True):
 def copy_for_check(source, folder, lesson_text, like=None):
     """A folder with source as tokenizer.py beside the lesson's settings.json and data/train.txt;
     like: a folder made so before, whose two lesson's files are linked, not copied. For the
-    jobs of a batch: a file made costs the system the more time the more were removed lately
-    (ext4 without a journal passes over them), and the tests check a few hundred. A file's code
-    that writes over them reaches the jobs after it: such a file is checked in a batch of its
-    own (check_many)."""
+    jobs of a batch: the tests check a few hundred files, and a file made costs much where many
+    were removed lately (CONTRIBUTING.md: why a test makes few files). A file's code that writes
+    over them reaches the jobs after it: such a file is checked in a batch of its own
+    (check_many)."""
     (folder / 'data').mkdir(parents=True)
     (folder / 'tokenizer.py').write_text(source, encoding='utf-8')
     lessons = {'settings.json': f'{{"merges": {rules.LESSON_MERGES}}}',

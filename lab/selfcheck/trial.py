@@ -208,9 +208,9 @@ def in_a_fork(work, seconds, folder):
 def scratch_folder(first_job):
     """The folder where the trials run, with the lesson's settings.json and data/train.txt (copied
     from the job folder the child is in): one a child, beside the folder of its first job, made
-    at the first search. What one trial writes there, the next overwrites. Not one a job: a file
-    made costs the system's time, the more the more were removed lately (ext4 passes over the
-    inodes freed in the last minutes), and the tests check a few hundred files."""
+    at the first search. What one trial writes there, the next overwrites. One a child, not one
+    a job: the tests check a few hundred files, and a file made costs much where many were
+    removed lately (CONTRIBUTING.md: why a test makes few files)."""
     folder = os.path.join(os.path.dirname(first_job), f'trials-{os.path.basename(first_job)}')
     if not os.path.isdir(folder):
         os.makedirs(os.path.join(folder, 'data'))
